@@ -1,0 +1,1 @@
+"""One module per subcommand: ``register(subparsers)`` adds the parser and sets ``func``."""

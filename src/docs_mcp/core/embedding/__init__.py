@@ -1,0 +1,1 @@
+"""Embedding providers behind one small interface, created by name from a registry."""

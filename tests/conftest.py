@@ -1,0 +1,31 @@
+"""Fixtures shared by every test layer."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES_DOCS = REPO_ROOT / "examples" / "docs"
+
+
+def _evaldata_dir() -> Path:
+    configured = os.environ.get("DOCS_MCP_EVALDATA")
+    return Path(configured) if configured else REPO_ROOT.parent / "shared" / "evaldata"
+
+
+@pytest.fixture(scope="session")
+def evaldata_dir() -> Path:
+    """``../shared/evaldata`` (or ``$DOCS_MCP_EVALDATA``): real corpora and the labelled query set."""
+    path = _evaldata_dir()
+    if not (path / "README.md").is_file():
+        pytest.fail(f"evaldata not found at {path}; set DOCS_MCP_EVALDATA to the shared/evaldata folder")
+    return path
+
+
+@pytest.fixture(scope="session")
+def examples_docs() -> Path:
+    """The bundled example documentation set."""
+    return EXAMPLES_DOCS
