@@ -24,7 +24,10 @@ def test_a_gate_whose_benchmark_did_not_run_fails() -> None:
 
 
 def test_quality_floors_and_size_ceilings_read_extra_info() -> None:
-    thresholds = {"extra_min": {"test_quality.recall_at_3": 0.72}, "extra_max": {"test_quality.size_ratio": 2.0}}
+    thresholds = {
+        "extra_min": {"test_quality.recall_at_3": 0.72},
+        "extra_max": {"test_quality.size_ratio": 2.0},
+    }
     assert check(_report("test_quality", 1.0, recall_at_3=0.75, size_ratio=1.2), thresholds) == []
     assert check(_report("test_quality", 1.0, recall_at_3=0.70, size_ratio=2.5), thresholds) == [
         "test_quality.recall_at_3: 0.7 < 0.72",

@@ -32,7 +32,9 @@ EXIT_USAGE = 2
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="docs-mcp", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="docs-mcp", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     parser.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():

@@ -39,7 +39,7 @@ class ValidationFailed(DocsMcpError):
         self.findings = list(findings)
 
 
-class IndexError_(DocsMcpError):  # noqa: N801 - avoid shadowing the builtin IndexError
+class IndexError_(DocsMcpError):
     """The index is missing, corrupt or unreadable."""
 
 

@@ -69,5 +69,7 @@ def create_provider(name: str, **options: Any) -> EmbeddingProvider | None:
             ) from error
     factory = _REGISTRY.get(name)
     if factory is None:
-        raise ConfigError(f"unknown embedding provider {name!r}; choose one of: {', '.join(provider_names())}")
+        raise ConfigError(
+            f"unknown embedding provider {name!r}; choose one of: {', '.join(provider_names())}"
+        )
     return factory(**{k: v for k, v in options.items() if v is not None})

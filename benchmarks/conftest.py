@@ -1,0 +1,131 @@
+"""Benchmark fixtures: the real SDK corpora (with language facets) and a synthetic 100k-chunk index.
+
+Both are built once per session in a temporary folder. Run with
+``.venv/bin/python -m pytest benchmarks -p no:cacheprovider --benchmark-only``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from docs_mcp.core.build import BuildOptions, build
+from docs_mcp.core.index_schema import chunk_rows
+from docs_mcp.core.index_writer import write_index
+from docs_mcp.core.model import Chunk
+
+SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
+SYNTHETIC_DIMENSIONS = 384
+LANGUAGES = ("python", "typescript", "go", "java", "csharp")
+
+
+def prepared_corpora(evaldata_dir: Path, root: Path) -> Path:
+    """A copy of evaldata/corpora with a manifest per language folder (language + scope facets).
+
+    Generated SDK docs hold model tables far over the default chunk size; the manifests raise the
+    limit so the build measures indexing, not a validation refusal.
+    """
+    docs = root / "corpora"
+    shutil.copytree(evaldata_dir / "corpora", docs)
+    for api in sorted(p for p in docs.iterdir() if p.is_dir()):
+        for language in sorted(p for p in api.iterdir() if p.is_dir()):
+            manifest = {
+                "version": "1",
+                "strategy": {"chunk_by": "h2", "max_chunk_size": 1_000_000},
+                "metadata": {"language": language.name, "scope": "sdk-specific"},
+            }
+            (language / ".docs-mcp.json").write_text(json.dumps(manifest))
+    return docs
+
+
+@pytest.fixture(scope="session")
+def evaldata_dir() -> Path:
+    path = Path(
+        os.environ.get("DOCS_MCP_EVALDATA", Path(__file__).resolve().parents[2] / "shared" / "evaldata")
+    )
+    if not (path / "README.md").is_file():
+        pytest.skip(f"evaldata not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def corpora_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return prepared_corpora(evaldata_dir, tmp_path_factory.mktemp("corpora"))
+
+
+@pytest.fixture(scope="session")
+def corpora_index(corpora_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("corpora-index") / "out"
+    build(BuildOptions(docs_dir=corpora_docs, out=out))
+    return out
+
+
+def _synthetic_chunks(rows: int) -> list[Chunk]:
+    # Zipf-distributed words, like prose: a few very common terms and a long tail of rare ones.
+    rng = np.random.default_rng(7)
+    vocabulary = np.array(
+        [f"term{i}" for i in range(30_000)] + ["retry", "create", "link", "timeout", "page"]
+    )
+    ranks = np.minimum(rng.zipf(1.2, size=rows * 80), len(vocabulary)) - 1
+    words = vocabulary[ranks].reshape(rows, 80)
+    chunks = []
+    for i in range(rows):
+        text = " ".join(words[i])
+        language = LANGUAGES[i % len(LANGUAGES)]
+        chunks.append(
+            Chunk(
+                id=f"{language}/page{i // 8}.md#section-{i % 8}",
+                file_path=f"{language}/page{i // 8}.md",
+                heading=f"Section {words[i][0]} {words[i][1]}",
+                level=2,
+                breadcrumb=(f"Page {i // 8}",),
+                ordinal=i % 8,
+                markdown=f"## Section\n\n{text}\n",
+                text=text,
+                embedding_input=text,
+                start_line=1,
+                end_line=3,
+                metadata={"language": language, "scope": "global-guide" if i % 10 == 0 else "sdk-specific"},
+                title=f"Page {i // 8}",
+            )
+        )
+    return chunks
+
+
+@pytest.fixture(scope="session")
+def synthetic_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 100k-chunk index with 384-d vectors (IVF_HNSW_SQ) written straight from rows."""
+    out = tmp_path_factory.mktemp("synthetic") / "out"
+    out.mkdir()
+    started = time.monotonic()
+    chunks = _synthetic_chunks(SYNTHETIC_ROWS)
+    vectors = (
+        np.random.default_rng(3).standard_normal((SYNTHETIC_ROWS, SYNTHETIC_DIMENSIONS)).astype(np.float32)
+    )
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    facets = ["language", "scope"]
+    write_index(out, chunk_rows(chunks, facets, vectors), facets)
+    from docs_mcp.core.index_manifest import EmbeddingInfo, IndexManifest, write_manifest
+
+    write_manifest(
+        out,
+        IndexManifest(
+            format_version=1,
+            docs_mcp_version="bench",
+            description="synthetic",
+            instructions=None,
+            facets={"language": sorted(LANGUAGES), "scope": ["global-guide", "sdk-specific"]},
+            embedding=EmbeddingInfo("hash", "hash-bow-v1", SYNTHETIC_DIMENSIONS),
+            chunk_count=SYNTHETIC_ROWS,
+            file_count=SYNTHETIC_ROWS // 8,
+            content_hash="synthetic",
+        ),
+    )
+    print(f"\nsynthetic index: {SYNTHETIC_ROWS} rows in {time.monotonic() - started:.1f} s")
+    return out

@@ -1,0 +1,62 @@
+"""``docs-mcp search``: search a built index from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+from docs_mcp.core.index import DocsIndex
+from docs_mcp.core.search_types import SearchRequest
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "search",
+        help="search an index",
+        description="Search a built index, as the MCP search_docs tool does.",
+    )
+    parser.add_argument(
+        "--index", type=Path, required=True, help="the folder docs-mcp build wrote (its --out)"
+    )
+    parser.add_argument("query", help="what to look for")
+    parser.add_argument("--language", help="only this language (plus global guides, unless --scope is given)")
+    parser.add_argument("--scope", help="only this scope")
+    parser.add_argument(
+        "--filter", action="append", default=[], metavar="FACET=VALUE", help="any facet filter; repeatable"
+    )
+    parser.add_argument("--limit", type=int, default=10, help="hits per page (default 10)")
+    parser.add_argument("--offset", type=int, default=0, help="hits to skip (default 0)")
+    parser.add_argument(
+        "--mode", choices=("hybrid", "fulltext", "vector"), help="default: hybrid if the index has vectors"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result page as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    filters = dict(item.split("=", 1) for item in args.filter if "=" in item)
+    if args.language:
+        filters["language"] = args.language
+    if args.scope:
+        filters["scope"] = args.scope
+    index = DocsIndex.open(args.index)
+    page = index.search(
+        SearchRequest(args.query, filters=filters, limit=args.limit, offset=args.offset, mode=args.mode)
+    )
+    if args.json:
+        print(json.dumps(asdict(page), indent=2, ensure_ascii=False))
+        return 0
+    if page.fallback_reason:
+        print(f"(full-text only: {page.fallback_reason})")
+    for rank, hit in enumerate(page.hits, start=page.offset + 1):
+        facets = " ".join(f"{k}={v}" for k, v in hit.facets.items())
+        print(f"{rank}. {hit.chunk_id}  [{hit.score:.3f}] {facets}".rstrip())
+        print(f"   {' > '.join((*hit.breadcrumb, hit.heading))}")
+        print(f"   {hit.snippet}")
+    if not page.hits:
+        print("no results")
+    elif page.has_more:
+        print(f"more: --offset {page.offset + page.limit}")
+    return 0

@@ -1,0 +1,91 @@
+"""``docs-mcp build`` through main(), and a build really killed half-way in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from index_fixtures import write_docs
+
+from docs_mcp.cli.main import main
+from docs_mcp.core.index import DocsIndex
+from docs_mcp.core.index_manifest import MANIFEST_FILE
+from docs_mcp.core.search_types import SearchRequest
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def test_build_prints_a_one_line_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = write_docs(tmp_path / "docs")
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out")]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith(f"built {tmp_path / 'out'}: 5 files, ")
+    assert "chunks, full text only" in captured.out
+    assert "files:" in captured.err and "done:" in captured.err
+
+
+def test_build_with_validation_errors_exits_1_listing_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs", {"a.md": "# A\n", ".docs-mcp.json": "{not json"})
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err
+    assert ".docs-mcp.json" in err and "nothing was built" in err
+    assert not (tmp_path / "out").exists()
+
+
+def _many_docs(root: Path) -> Path:
+    files = {
+        f"p{i:03}.md": f"# Page {i}\n\n## Part\n\nWords about topic {i} and retries.\n" for i in range(150)
+    }
+    return write_docs(root, files)
+
+
+def test_a_build_killed_half_way_leaves_the_old_index_serving(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs")
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    before = (tmp_path / "out" / MANIFEST_FILE).read_bytes()
+    expected = [h.chunk_id for h in DocsIndex.open(tmp_path / "out").search(SearchRequest("retries")).hits]
+
+    big = _many_docs(tmp_path / "big")
+    command = [
+        sys.executable,
+        "-m",
+        "docs_mcp",
+        "build",
+        "--docs-dir",
+        str(big),
+        "--out",
+        str(tmp_path / "out"),
+    ]
+    command += [
+        "--embedding-provider",
+        "hash",
+        "--embedding-batch-size",
+        "1",
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env) as process:
+        assert process.stderr is not None
+        deadline = time.monotonic() + 120
+        for line in process.stderr:  # wait until it is embedding: chunked, nothing swapped in yet
+            if line.startswith("embedding: 20/") or time.monotonic() > deadline:
+                break
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+    assert (tmp_path / "out" / MANIFEST_FILE).read_bytes() == before
+    index = DocsIndex.open(tmp_path / "out")
+    assert [h.chunk_id for h in index.search(SearchRequest("retries")).hits] == expected
+    # The next build cleans up after the dead one and succeeds.
+    assert main(["build", "--docs-dir", str(big), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    assert DocsIndex.open(tmp_path / "out").manifest.file_count == 150
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["big", "cache", "docs", "out"]
