@@ -7,22 +7,20 @@ the same files, the same settings and the same problems.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docs_mcp.core.chunking import ChunkedFile, chunk_file
+from docs_mcp.core.chunk_pool import ChunkPool, Job
+from docs_mcp.core.chunking import ChunkedFile
 from docs_mcp.core.errors import ConfigError
 from docs_mcp.core.manifest import MANIFEST_NAME, Manifest, TaxonomyEntry, parse_manifest
 from docs_mcp.core.model import Chunk, FileSettings, Finding
 
 DEFAULT_STRATEGY_MESSAGE = "no chunking strategy declared; using the catch-all **/*.md -> h2"
-# Below this many files a process pool costs more to start than it saves.
+# Below this many files helper processes cost more to start (~0.3 s of imports) than they save.
 PARALLEL_THRESHOLD = 400
-_Job = tuple[str, str, FileSettings]  # (decoded text, posix path, resolved settings)
 
 
 @dataclass(frozen=True)
@@ -69,12 +67,13 @@ class _Tree:
 def load_corpus(
     docs_dir: Path, on_file: Callable[[str], None] | None = None, *, workers: int | None = None
 ) -> Corpus:
-    """Read, resolve and chunk every ``*.md`` under ``docs_dir`` (``on_file`` is told each path as
-    it is chunked, in path order).
+    """Read, resolve and chunk every ``*.md`` under ``docs_dir`` (``on_file`` is told each path, in path
+    order, as its chunks are ready).
 
     Problems in the docs never raise: they become findings (see ``Corpus.errors``). ``workers``
-    is the number of chunking processes; None picks one per CPU (at most 4) for folders of
-    ``PARALLEL_THRESHOLD`` files or more, else chunks in this process. The result is the same.
+    is the number of chunking processes, this one included; None picks one per CPU (at most 4) for
+    folders of ``PARALLEL_THRESHOLD`` files or more, else chunks in this process. The result is the
+    same whatever the number (see ``chunk_pool.py``).
 
     Raises:
         ConfigError: ``docs_dir`` does not exist or is not a folder.
@@ -86,6 +85,18 @@ def load_corpus(
             f"docs directory {str(root)!r} {what}; pass --docs-dir pointing at your markdown folder"
         )
     tree = _walk(root)
+    # Started now so that the helpers' start-up overlaps with reading the files.
+    with ChunkPool(_worker_count(workers, len(tree.markdown))) as pool:
+        return _load(root, tree, pool, on_file)
+
+
+def _worker_count(workers: int | None, files: int) -> int:
+    if workers is not None:
+        return max(1, workers)
+    return min(os.cpu_count() or 1, 4) if files >= PARALLEL_THRESHOLD else 1
+
+
+def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], None] | None) -> Corpus:
     findings: list[Finding] = [
         Finding(p, 0, "warning", "symbolic link points outside the docs root; not indexed", "outside-root")
         for p in tree.outside
@@ -94,7 +105,7 @@ def load_corpus(
     manifests = _load_manifests(root, tree.manifests, findings, contents)
     facets = _facets(manifests.values())
     resolver = _SettingsResolver(manifests)
-    jobs: list[_Job] = []
+    jobs: list[Job] = []
     for path in tree.markdown:
         data = _read(root, path, findings, rule="unreadable-file")
         text = _decode(data, path, findings) if data is not None else None
@@ -103,7 +114,7 @@ def load_corpus(
         contents[path] = data
         jobs.append((text, path, resolver.settings(path)))
     files: list[ChunkedFile] = []
-    for chunked in _chunk_all(jobs, workers):
+    for chunked in pool.chunk(jobs):
         if on_file is not None:
             on_file(chunked.path)
         files.append(chunked)
@@ -148,25 +159,6 @@ def _content_hash(contents: Mapping[str, bytes]) -> str:
         digest.update(len(encoded).to_bytes(8, "big") + encoded)
         digest.update(len(contents[path]).to_bytes(8, "big") + contents[path])
     return digest.hexdigest()
-
-
-def _chunk_job(job: _Job) -> ChunkedFile:
-    return chunk_file(*job)
-
-
-def _chunk_all(jobs: list[_Job], workers: int | None) -> Iterator[ChunkedFile]:
-    """Chunk every job, in order. Parsing dominates (markdown-it is pure Python), so large
-    folders are spread over processes."""
-    if workers is None:
-        workers = min(os.cpu_count() or 1, 4) if len(jobs) >= PARALLEL_THRESHOLD else 1
-    if workers <= 1 or len(jobs) < 2:
-        yield from map(_chunk_job, jobs)
-        return
-    # forkserver/spawn, never fork: the caller (build, serve) may already run threads.
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    context = multiprocessing.get_context(method)
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        yield from pool.map(_chunk_job, jobs, chunksize=max(1, min(64, len(jobs) // (workers * 8))))
 
 
 def _walk(root: Path) -> _Tree:

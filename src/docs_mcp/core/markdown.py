@@ -5,18 +5,27 @@ never looks at tokens: it sees blocks (a heading, a paragraph, a list, a fenced 
 each with its line range, its plain text for full-text search and the HTML comments it holds (where
 hints live). Line numbers are those of the source file: normalising a BOM and CRLF/CR endings does
 not change the line count.
+
+For speed the parse is block-level only (markdown-it's ``inline`` core rule is off and GFM tables
+use the faster rule of ``md_table.py``): the plain text of paragraphs, list items and table cells
+comes from their raw inline source (``inline_text.py``). Only heading texts, which become chunk ids,
+breadcrumbs and titles, go through markdown-it's inline parser, so ids are exactly CommonMark's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
+
+from docs_mcp.core.inline_text import inline_comments, inline_plain_text
+from docs_mcp.core.md_table import ROWS_META_KEY, TableRow, table_rule
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 _ONLY_COMMENTS = re.compile(r"\s*(?:<!--.*?-->\s*)+", re.DOTALL)
@@ -81,13 +90,18 @@ def normalise(source: str) -> str:
 
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+    md.block.ruler.at("table", table_rule, {"alt": ["paragraph", "reference"]})
+    # Block structure only: inline children are made on demand for headings (see _heading_text).
+    md.core.ruler.disable(["inline", "text_join"])
+    return md
 
 
 def parse(source: str) -> Document:
     """Parse markdown ``source`` (BOM and line endings are normalised here). Raises nothing."""
     text = normalise(source)
-    tokens = _parser().parse(text)
+    env: dict[str, object] = {}
+    tokens = _parser().parse(text, env)
     lines = text.split("\n")
     front_matter: FrontMatter | None = None
     blocks: list[Block] = []
@@ -101,7 +115,7 @@ def parse(source: str) -> Document:
             continue
         block_tokens = tokens[start:end]
         hints_in_code.extend(_hint_lines_in_code(block_tokens))
-        blocks.append(_make_block(block_tokens))
+        blocks.append(_make_block(block_tokens, env))
     body_start = front_matter.end_line + 1 if front_matter else 1
     return Document(lines, blocks, front_matter, body_start, hints_in_code)
 
@@ -120,34 +134,46 @@ def _top_level_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     return spans
 
 
-def _make_block(tokens: Sequence[Token]) -> Block:
+def _make_block(tokens: Sequence[Token], env: dict[str, object]) -> Block:
     opening = tokens[0]
     assert opening.map is not None
     kind = opening.type.removesuffix("_open")
     start_line, end_line = opening.map[0] + 1, max(opening.map[1], opening.map[0] + 1)
-    level = int(opening.tag[1]) if kind == "heading" else 0
     comments = tuple(_comments(tokens))
-    return Block(kind, start_line, end_line, plain_text(tokens), level, comments)
+    if kind == "heading":
+        return Block(kind, start_line, end_line, _heading_text(tokens[1], env), int(opening.tag[1]), comments)
+    references = cast("dict[str, object]", env.get("references", {}))
+    return Block(kind, start_line, end_line, plain_text(tokens, references), 0, comments)
 
 
-def plain_text(tokens: Sequence[Token]) -> str:
+def _heading_text(inline: Token, env: dict[str, object]) -> str:
+    """A heading's text exactly as markdown-it's inline parser gives it (ids are made of it)."""
+    children: list[Token] = []
+    md = _parser()
+    md.inline.parse(inline.content, md, env, children)
+    return "\n".join(line.rstrip() for line in _inline_text(children).strip().split("\n"))
+
+
+def plain_text(tokens: Sequence[Token], references: Container[str] = ()) -> str:
     """The words of a block without markdown syntax: inline text, code contents, table cells
-    (tab-separated, one row a line), HTML with its tags and comments removed."""
+    (tab-separated, one row a line), HTML with its tags and comments removed. ``references``: the
+    normalised labels of the document's link reference definitions."""
     parts: list[str] = []
-    previous = ""
     for token in tokens:
         if token.type == "inline":
-            parts.append(_inline_text(token.children or []))
-            parts.append("\t" if previous in ("th_open", "td_open") else "\n")
+            parts.append(inline_plain_text(token.content, references))
+            parts.append("\n")
+        elif token.type == "table_open":
+            rows: list[TableRow] = token.meta[ROWS_META_KEY]
+            parts.extend(
+                "\t".join(inline_plain_text(cell, references) for cell in row.cells) + "\n" for row in rows
+            )
         elif token.type in ("fence", "code_block"):
             parts.append(token.content)
         elif token.type == "html_block":
             stripped = _TAG.sub(" ", _COMMENT.sub("", token.content)).strip()
             if stripped:
                 parts.append(stripped + "\n")
-        elif token.type == "tr_close" and parts and parts[-1] == "\t":
-            parts[-1] = "\n"
-        previous = token.type
     return "\n".join(line.rstrip() for line in "".join(parts).strip().split("\n"))
 
 
@@ -172,15 +198,14 @@ def _comments(tokens: Sequence[Token]) -> list[Comment]:
                 line = token.map[0] + 1 + token.content.count("\n", 0, match.start())
                 found.append(Comment(line, match.group(1), standalone))
         elif token.type == "inline" and token.map is not None:
-            line = token.map[0] + 1
-            for child in token.children or []:
-                if child.type in ("softbreak", "hardbreak"):
-                    line += 1
-                elif child.type == "html_inline":
-                    found.extend(Comment(line, m.group(1), False) for m in _COMMENT.finditer(child.content))
-                    line += child.content.count("\n")
-                elif child.type == "text":
-                    line += child.content.count("\n")
+            found.extend(
+                Comment(token.map[0] + 1 + offset, body, False)
+                for offset, body in inline_comments(token.content)
+            )
+        elif token.type == "table_open":
+            for row in token.meta[ROWS_META_KEY]:
+                for cell in row.cells:
+                    found.extend(Comment(row.line + 1, body, False) for _, body in inline_comments(cell))
     return found
 
 
