@@ -1,0 +1,51 @@
+"""``docs-mcp serve``: answer MCP clients from a built index over stdio or Streamable HTTP."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve a built index to MCP clients (tools search_docs and get_doc)",
+        description="Serve a built index to MCP clients over stdio (default) or Streamable HTTP at /mcp.",
+    )
+    parser.add_argument("--index", required=True, type=Path, help="the --out folder of `docs-mcp build`")
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="HTTP port; 0 picks a free one (default 8000)")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT|:*]",
+        help="accept this Host header on /mcp besides loopback (repeatable; needed behind a proxy)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="accept browser requests from this Origin besides loopback, e.g. https://app.example.com",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so `docs-mcp --help` stays cheap; the server itself imports no build-time code.
+    from docs_mcp.server.http import HttpOptions
+    from docs_mcp.server.serve import serve
+
+    options = HttpOptions(
+        host=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
+    )
+    serve(
+        args.index,
+        transport=args.transport,
+        http=options,
+        announce=lambda message: print(f"docs-mcp: {message}", file=sys.stderr, flush=True),
+    )
+    return 0

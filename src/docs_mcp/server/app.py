@@ -1,0 +1,153 @@
+"""The MCP server for one opened index: tool listing, tool calls, initialize instructions.
+
+Built on the low-level ``mcp`` server so the published schemas are exactly ours (enums injected
+from the index). Index calls run in worker threads so one slow query never blocks the event loop
+and concurrent clients are served in parallel. A tool failure is an ``isError`` result the agent
+can read and correct; only protocol faults (an unknown tool) become JSON-RPC errors.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from docs_mcp import __version__
+from docs_mcp.core.errors import DocsMcpError
+from docs_mcp.core.index import DocsIndex
+from docs_mcp.core.search_types import SearchRequest
+from docs_mcp.server.cursor import CursorCodec, cursor_key
+from docs_mcp.server.instructions import get_description, search_description, server_instructions
+from docs_mcp.server.render import render_get, render_search
+from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
+from docs_mcp.server.tools import DocsTools, ReadIndex
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "docs-mcp"
+_READ_ONLY = types.ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+
+@dataclass(frozen=True)
+class _ToolEntry:
+    tool: types.Tool
+    run: Callable[[dict[str, Any] | None], dict[str, Any]]
+    render: Callable[[dict[str, Any]], str]
+
+
+def build_tools(index: ReadIndex, tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
+    """The listed tools with their handlers, keyed by tool name."""
+    search = types.Tool(
+        name=SEARCH_TOOL,
+        title="Search the documentation",
+        description=search_description(description, tools.facets),
+        input_schema=tools.search_schema,
+        output_schema=search_output_schema(),
+        annotations=_READ_ONLY,
+    )
+    get = types.Tool(
+        name=GET_TOOL,
+        title="Read a documentation section",
+        description=get_description(),
+        input_schema=tools.get_schema,
+        output_schema=get_output_schema(),
+        annotations=_READ_ONLY,
+    )
+    return {
+        SEARCH_TOOL: _ToolEntry(search, tools.search_docs, render_search),
+        GET_TOOL: _ToolEntry(get, tools.get_doc, render_get),
+    }
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+def create_server(index: DocsIndex, *, key: bytes | None = None) -> Server[Any]:
+    """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``.
+
+    ``key`` signs pagination cursors; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is
+    generated (see :func:`docs_mcp.server.cursor.cursor_key`).
+    """
+    manifest = index.manifest
+    tools = DocsTools(index, CursorCodec(key if key is not None else cursor_key(), index.identity))
+    entries = build_tools(index, tools, manifest.description)
+    listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        entry = entries.get(params.name)
+        if entry is None:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Unknown tool {params.name!r}; this server has: {', '.join(entries)}.",
+            )
+        try:
+            # The index is synchronous (LanceDB): keep it off the event loop.
+            result = await anyio.to_thread.run_sync(entry.run, params.arguments)
+        except DocsMcpError as error:
+            return _error_result(str(error))
+        except Exception:
+            # Never let one bad request take the server down; the log keeps the traceback.
+            logger.exception("%s failed with arguments %r", params.name, params.arguments)
+            return _error_result(f"{params.name} failed with an internal error; the server log has details.")
+        return types.CallToolResult(
+            content=[types.TextContent(text=entry.render(result))], structured_content=result
+        )
+
+    return Server(
+        SERVER_NAME,
+        version=__version__,
+        title="Documentation search",
+        instructions=server_instructions(
+            manifest.description,
+            manifest.instructions,
+            tools.facets,
+            chunk_count=manifest.chunk_count,
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=lambda name: entries[name].tool.input_schema if name in entries else None,
+    )
+
+
+@dataclass(frozen=True)
+class ReadyServer:
+    """An opened, warmed index and its MCP server; ``startup_seconds`` is open + warm-up time."""
+
+    index: DocsIndex
+    server: Server[Any]
+    startup_seconds: float
+
+
+def open_server(index_path: Path, *, key: bytes | None = None) -> ReadyServer:
+    """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
+
+    The warm-up runs one query so the first agent request does not pay for loading the index.
+
+    Raises:
+        IndexError_: the index is missing or unreadable.
+        IndexCompatibilityError: the index was built by an incompatible version or provider.
+    """
+    started = time.perf_counter()
+    index = DocsIndex.open(index_path)
+    index.search(SearchRequest(query="getting started", limit=1))
+    server = create_server(index, key=key)
+    return ReadyServer(index=index, server=server, startup_seconds=time.perf_counter() - started)

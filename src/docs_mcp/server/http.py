@@ -1,0 +1,136 @@
+"""Streamable HTTP transport: MCP at ``/mcp``, ``GET /healthz``, served by uvicorn.
+
+Safe defaults: binds 127.0.0.1; Host and Origin headers are checked against an allow-list (DNS
+rebinding protection) on ``/mcp``; request bodies are capped; SIGTERM and SIGINT stop accepting
+connections and finish in-flight requests before exiting. The transport is stateless (one JSON
+response per POST, no session), like the cursors, so replicas behind a load balancer are
+interchangeable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import socket
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from mcp.server.lowlevel import Server
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from docs_mcp import __version__
+
+MCP_PATH = "/mcp"
+HEALTH_PATH = "/healthz"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
+_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
+_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """Where and how to listen. ``allowed_hosts``/``allowed_origins`` extend the loopback defaults
+    (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    allowed_hosts: Sequence[str] = ()
+    allowed_origins: Sequence[str] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    health: dict[str, Any] = field(default_factory=dict)
+
+
+def security_settings(options: HttpOptions) -> TransportSecuritySettings:
+    """Host/Origin allow-lists: loopback always, the bound host, and what the operator added."""
+    hosts = [*_LOOPBACK_HOSTS, *options.allowed_hosts]
+    if options.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+        hosts += [f"{options.host}:*", options.host]
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=hosts,
+        allowed_origins=[*_LOOPBACK_ORIGINS, *options.allowed_origins],
+    )
+
+
+def create_http_app(server: Server[Any], options: HttpOptions) -> Starlette:
+    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health``."""
+    health = {"status": "ok", "version": __version__, **options.health}
+
+    async def healthz(request: Request) -> JSONResponse:
+        return JSONResponse(health)
+
+    return server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        json_response=True,
+        stateless_http=True,
+        max_request_body_size=options.max_body_bytes,
+        transport_security=security_settings(options),
+        host=options.host,
+        custom_starlette_routes=[Route(HEALTH_PATH, healthz, methods=["GET"])],
+    )
+
+
+class _GracefulServer(uvicorn.Server):
+    """uvicorn without its own signal capture: :func:`serve_http` installs the handlers before it
+    announces the server, and a handled SIGTERM/SIGINT ends in a normal return (exit 0), not in a
+    re-raised signal."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@contextlib.contextmanager
+def _graceful_signals(server: uvicorn.Server) -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    handled = (signal.SIGINT, signal.SIGTERM)
+    original = {sig: signal.signal(sig, server.handle_exit) for sig in handled}
+    try:
+        yield
+    finally:
+        for sig, handler in original.items():
+            signal.signal(sig, handler)
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port``; port 0 picks a free port (read it from ``getsockname``)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Inherited by accepted connections: without it, Nagle + delayed ACK add ~40 ms to every
+    # response on a kept-alive connection (headers and body go out in separate writes).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Callable[[str], None]) -> None:
+    """Blocking: serve ``server`` over HTTP until SIGTERM/SIGINT; ``on_listening`` gets the MCP URL."""
+    sock = bind_socket(options.host, options.port)
+    bound_port = sock.getsockname()[1]
+    shown_host = f"[{options.host}]" if ":" in options.host else options.host
+    config = uvicorn.Config(
+        create_http_app(server, options),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+    )
+    uv_server = _GracefulServer(config)
+    with sock, _graceful_signals(uv_server):
+        # A signal from here on (even before uvicorn's loop starts) means a graceful stop.
+        on_listening(f"http://{shown_host}:{bound_port}{MCP_PATH}")
+        uv_server.run(sockets=[sock])

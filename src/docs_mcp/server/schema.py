@@ -1,0 +1,203 @@
+"""The JSON Schemas of the two tools, built at start-up from the index's taxonomy.
+
+Each facet of the index (``language``, ``scope``, ...) becomes an optional ``search_docs`` property
+whose ``enum`` lists exactly the values present in the index, so an agent sees the taxonomy and
+cannot invent a value. Descriptions are written for the agent reading the tool listing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+JsonSchema = dict[str, Any]
+
+SEARCH_TOOL = "search_docs"
+GET_TOOL = "get_doc"
+LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 50, 10
+CONTEXT_MIN, CONTEXT_MAX, CONTEXT_DEFAULT = 0, 5, 0
+QUERY_MAX_LENGTH = 1000
+# Arguments of search_docs that are not facets; a facet of the same name could not be filtered on.
+RESERVED_ARGUMENTS = ("query", "limit", "cursor")
+
+_FACET_HINTS: dict[str, str] = {
+    "language": (
+        "Programming language of the SDK the user is working with. Set it whenever the language is "
+        "known: the same operation is documented once per language, and without this filter you may "
+        "get another language's snippet. Language-neutral guides are still included automatically."
+    ),
+    "scope": (
+        "Kind of page: 'sdk-specific' for one SDK's reference pages, 'global-guide' for "
+        "language-neutral guides. Usually leave unset: when `language` is set and `scope` is not, "
+        "global guides are included automatically; set it only to restrict results to one kind."
+    ),
+}
+
+
+def searchable_facets(facets: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """The facets that become ``search_docs`` arguments: those with values and a non-reserved name."""
+    return {
+        name: sorted(values)
+        for name, values in sorted(facets.items())
+        if values and name not in RESERVED_ARGUMENTS
+    }
+
+
+def facet_description(name: str, values: Sequence[str]) -> str:
+    """What a facet argument means, for the agent; lists the allowed values."""
+    hint = _FACET_HINTS.get(name, f"Only return documentation whose `{name}` is this value.")
+    return f"{hint} One of: {', '.join(values)}."
+
+
+def search_input_schema(facets: Mapping[str, Sequence[str]]) -> JsonSchema:
+    """The ``search_docs`` input schema with one enum-constrained property per facet."""
+    properties: dict[str, JsonSchema] = {
+        "query": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": QUERY_MAX_LENGTH,
+            "description": (
+                "What you are looking for, in natural language or keywords, e.g. 'how do retries work' "
+                "or 'create a link with custom domain'. Name the operation, option or error message."
+            ),
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": LIMIT_MIN,
+            "maximum": LIMIT_MAX,
+            "default": LIMIT_DEFAULT,
+            "description": f"Maximum number of results on this page ({LIMIT_MIN}-{LIMIT_MAX}).",
+        },
+        "cursor": {
+            "type": "string",
+            "minLength": 1,
+            "description": (
+                "The `next_cursor` of a previous search_docs result, to fetch the next page. Pass it back "
+                "unchanged together with the same query and filters."
+            ),
+        },
+    }
+    for name, values in searchable_facets(facets).items():
+        properties[name] = {
+            "type": "string",
+            "enum": list(values),
+            "description": facet_description(name, values),
+        }
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": ["query"],
+        "additionalProperties": False,
+    }
+
+
+def get_input_schema() -> JsonSchema:
+    """The ``get_doc`` input schema."""
+    return {
+        "type": "object",
+        "properties": {
+            "chunk_id": {
+                "type": "string",
+                "minLength": 1,
+                "description": (
+                    "A chunk_id exactly as returned by search_docs, "
+                    "e.g. 'guides/retries.md#backoff-strategy'."
+                ),
+            },
+            "context": {
+                "type": "integer",
+                "minimum": CONTEXT_MIN,
+                "maximum": CONTEXT_MAX,
+                "default": CONTEXT_DEFAULT,
+                "description": (
+                    f"How many neighbouring chunks of the same file to include before and after "
+                    f"({CONTEXT_MIN}-{CONTEXT_MAX}). Use 1-2 when the chunk refers to surrounding text."
+                ),
+            },
+        },
+        "required": ["chunk_id"],
+        "additionalProperties": False,
+    }
+
+
+_STRING_MAP: JsonSchema = {"type": "object", "additionalProperties": {"type": "string"}}
+_BREADCRUMB: JsonSchema = {"type": "array", "items": {"type": "string"}}
+
+
+def search_output_schema() -> JsonSchema:
+    """The ``search_docs`` structured result: a page of hits, the next cursor, and a hint when empty."""
+    hit: JsonSchema = {
+        "type": "object",
+        "properties": {
+            "chunk_id": {"type": "string"},
+            "file": {"type": "string"},
+            "heading": {"type": "string"},
+            "breadcrumb": _BREADCRUMB,
+            "snippet": {"type": "string"},
+            "facets": _STRING_MAP,
+            "score": {"type": "number"},
+        },
+        "required": ["chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score"],
+    }
+    hint: JsonSchema = {
+        "type": "object",
+        "properties": {
+            "message": {"type": "string"},
+            "suggested_filters": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
+            "matches_without_filters": {"type": "boolean"},
+        },
+        "required": ["message", "suggested_filters", "matches_without_filters"],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string"},
+            "filters": _STRING_MAP,
+            "hits": {"type": "array", "items": hit},
+            "offset": {"type": "integer", "minimum": 0},
+            "next_cursor": {"type": ["string", "null"]},
+            "mode": {"type": "string", "enum": ["hybrid", "fulltext", "vector"]},
+            "fallback_reason": {"type": ["string", "null"]},
+            "hint": {"anyOf": [hint, {"type": "null"}]},
+        },
+        "required": ["query", "filters", "hits", "offset", "next_cursor", "mode", "fallback_reason", "hint"],
+    }
+
+
+def get_output_schema() -> JsonSchema:
+    """The ``get_doc`` structured result: the chunk and its neighbours in file order."""
+    chunk: JsonSchema = {
+        "type": "object",
+        "properties": {
+            "chunk_id": {"type": "string"},
+            "file": {"type": "string"},
+            "heading": {"type": "string"},
+            "breadcrumb": _BREADCRUMB,
+            "position": {"type": "integer", "minimum": 1},
+            "total": {"type": "integer", "minimum": 1},
+            "position_label": {"type": "string"},
+            "facets": _STRING_MAP,
+            "markdown": {"type": "string"},
+        },
+        "required": [
+            "chunk_id",
+            "file",
+            "heading",
+            "breadcrumb",
+            "position",
+            "total",
+            "position_label",
+            "markdown",
+        ],
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "chunk_id": {"type": "string"},
+            "chunks": {"type": "array", "items": chunk},
+        },
+        "required": ["chunk_id", "chunks"],
+    }

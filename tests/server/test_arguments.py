@@ -1,0 +1,66 @@
+"""Strict argument validation against the published schemas, with messages an agent can act on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from docs_mcp.server.arguments import ArgumentValidator, InvalidArguments
+from docs_mcp.server.schema import get_input_schema, search_input_schema
+
+FACETS = {"language": ["go", "python", "typescript"], "scope": ["global-guide", "sdk-specific"]}
+
+
+@pytest.fixture
+def search() -> ArgumentValidator:
+    return ArgumentValidator("search_docs", search_input_schema(FACETS))
+
+
+def test_defaults_are_filled_in(search: ArgumentValidator) -> None:
+    assert search.validate({"query": "retries"}) == {"query": "retries", "limit": 10}
+    assert ArgumentValidator("get_doc", get_input_schema()).validate({"chunk_id": "a.md"})["context"] == 0
+
+
+def test_an_unknown_argument_is_named_with_the_allowed_ones(search: ArgumentValidator) -> None:
+    with pytest.raises(InvalidArguments) as caught:
+        search.validate({"query": "retries", "lang": "go"})
+    assert caught.value.field == "lang"
+    assert "unknown argument 'lang'" in str(caught.value)
+    assert "query, limit, cursor, language, scope" in str(caught.value)
+
+
+def test_an_out_of_enum_facet_value_lists_the_allowed_values(search: ArgumentValidator) -> None:
+    with pytest.raises(InvalidArguments) as caught:
+        search.validate({"query": "retries", "language": "rust"})
+    assert caught.value.field == "language"
+    assert "language='rust' is not allowed; use one of: go, python, typescript" in str(caught.value)
+
+
+@pytest.mark.parametrize("limit", [0, 51, -1])
+def test_a_limit_out_of_range_names_the_range(search: ArgumentValidator, limit: int) -> None:
+    with pytest.raises(InvalidArguments, match=r"limit=.* is out of range; use an integer from 1 to 50"):
+        search.validate({"query": "retries", "limit": limit})
+
+
+@pytest.mark.parametrize("limit", ["10", 2.5, True, None])
+def test_a_limit_of_the_wrong_type_is_rejected(search: ArgumentValidator, limit: Any) -> None:
+    with pytest.raises(InvalidArguments, match=r"limit=.* must be of type integer"):
+        search.validate({"query": "retries", "limit": limit})
+
+
+def test_a_missing_query_is_reported_before_anything_else(search: ArgumentValidator) -> None:
+    with pytest.raises(InvalidArguments, match="missing required argument 'query'") as caught:
+        search.validate({"limit": 500})
+    assert caught.value.field == "query"
+
+
+def test_no_arguments_at_all_is_a_missing_query(search: ArgumentValidator) -> None:
+    with pytest.raises(InvalidArguments, match="missing required argument 'query'"):
+        search.validate(None)
+
+
+def test_get_doc_context_is_bounded_to_five() -> None:
+    validator = ArgumentValidator("get_doc", get_input_schema())
+    with pytest.raises(InvalidArguments, match="context=6 is out of range; use an integer from 0 to 5"):
+        validator.validate({"chunk_id": "a.md", "context": 6})

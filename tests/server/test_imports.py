@@ -1,0 +1,52 @@
+"""The serving path stays lean: no build-time, authoring or eval dependency is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from server_support import server_env
+
+FORBIDDEN = (
+    "markdown_it",
+    "mdit_py_plugins",
+    "yaml",
+    "openai",
+    "tenacity",
+    "docs_mcp.core.build",
+    "docs_mcp.eval",
+)
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def _loaded_after(code: str) -> list[str]:
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+    output = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=server_env(),
+        check=True,
+        timeout=60,
+    ).stdout
+    modules: list[str] = json.loads(output.splitlines()[-1])
+    return modules
+
+
+def test_the_server_package_imports_no_build_or_authoring_code() -> None:
+    modules = _loaded_after(
+        "import docs_mcp.server.app, docs_mcp.server.serve, docs_mcp.server.http, docs_mcp.server.stdio"
+    )
+    assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
+    assert not [m for m in modules if m == "docs_mcp.cli" or m.startswith("docs_mcp.cli.")]
+
+
+def test_the_serve_command_imports_no_build_or_authoring_code() -> None:
+    modules = _loaded_after(
+        "from docs_mcp.cli.main import build_parser\nbuild_parser(only='serve')\nimport docs_mcp.server.serve"
+    )
+    assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
+    assert "docs_mcp.cli.commands.build" not in modules

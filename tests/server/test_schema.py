@@ -1,0 +1,45 @@
+"""Tool schemas built from the index taxonomy: enums injected, nothing else accepted."""
+
+from __future__ import annotations
+
+from jsonschema import Draft202012Validator
+
+from docs_mcp.server.schema import (
+    get_input_schema,
+    get_output_schema,
+    search_input_schema,
+    search_output_schema,
+)
+
+
+def test_each_facet_becomes_an_enum_property_with_its_sorted_values() -> None:
+    schema = search_input_schema(
+        {"language": ["typescript", "go"], "scope": ["sdk-specific", "global-guide"]}
+    )
+    assert schema["properties"]["language"]["enum"] == ["go", "typescript"]
+    assert schema["properties"]["scope"]["enum"] == ["global-guide", "sdk-specific"]
+    assert schema["required"] == ["query"]
+    assert schema["additionalProperties"] is False
+
+
+def test_facet_descriptions_tell_the_agent_to_set_the_language() -> None:
+    schema = search_input_schema({"language": ["go"], "product": ["a", "b"]})
+    assert "Set it whenever the language is known" in schema["properties"]["language"]["description"]
+    assert schema["properties"]["product"]["description"].endswith("One of: a, b.")
+
+
+def test_facets_without_values_or_with_reserved_names_are_not_arguments() -> None:
+    schema = search_input_schema({"empty": [], "limit": ["1"], "query": ["x"]})
+    assert list(schema["properties"]) == ["query", "limit", "cursor"]
+    assert schema["properties"]["limit"]["type"] == "integer"
+
+
+def test_every_schema_is_valid_json_schema() -> None:
+    for schema in (
+        search_input_schema({"language": ["go"]}),
+        get_input_schema(),
+        search_output_schema(),
+        get_output_schema(),
+    ):
+        Draft202012Validator.check_schema(schema)
+        assert schema["type"] == "object"
