@@ -33,20 +33,14 @@ def check(report: dict[str, Any], thresholds: dict[str, Any]) -> list[str]:
         median_ms = bench["stats"]["median"] * 1000
         if median_ms > limit_ms:
             failures.append(f"{name}: median {median_ms:.2f} ms > {limit_ms} ms")
-    for dotted, bound in thresholds.get("extra_min", {}).items():
-        name, _, key = dotted.rpartition(".")
-        value = benches.get(name, {}).get("extra_info", {}).get(key)
-        if value is None:
-            failures.append(f"{dotted}: not reported (gate >= {bound})")
-        elif value < bound:
-            failures.append(f"{dotted}: {value} < {bound}")
-    for dotted, bound in thresholds.get("extra_max", {}).items():
-        name, _, key = dotted.rpartition(".")
-        value = benches.get(name, {}).get("extra_info", {}).get(key)
-        if value is None:
-            failures.append(f"{dotted}: not reported (gate <= {bound})")
-        elif value > bound:
-            failures.append(f"{dotted}: {value} > {bound}")
+    for kind, within, word in (("extra_min", float.__ge__, ">="), ("extra_max", float.__le__, "<=")):
+        for dotted, bound in thresholds.get(kind, {}).items():
+            name, _, key = dotted.rpartition(".")
+            value = benches.get(name, {}).get("extra_info", {}).get(key)
+            if value is None:
+                failures.append(f"{dotted}: not reported (gate {word} {bound})")
+            elif not within(float(value), float(bound)):
+                failures.append(f"{dotted}: {value} {'<' if word == '>=' else '>'} {bound}")
     return failures
 
 

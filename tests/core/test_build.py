@@ -123,3 +123,26 @@ def test_progress_reports_files_chunks_embedding_batches_and_done(tmp_path: Path
     assert stages[0] == "files" and stages[-1] == "done"
     batches = [e.done for e in events if e.stage == "embedding"]
     assert batches == [*range(0, result.chunk_count, 2), result.chunk_count]
+
+
+def _configure_embedding(docs: Path, embedding: dict[str, object]) -> None:
+    (docs / ".docs-mcp.json").write_text(json.dumps({"version": "1", "embedding": embedding}))
+
+
+def test_the_root_manifest_embedding_key_chooses_the_provider_when_no_flag_does(tmp_path: Path) -> None:
+    docs = write_docs(tmp_path / "docs")
+    _configure_embedding(docs, {"provider": "hash", "dimensions": 16})
+    result = build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
+    assert result.manifest.embedding is not None
+    assert (result.manifest.embedding.provider, result.manifest.embedding.dimensions) == ("hash", 16)
+
+
+def test_an_embedding_flag_wins_over_the_manifest_and_drops_its_other_providers_options(
+    tmp_path: Path,
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    _configure_embedding(docs, {"provider": "hash", "dimensions": 16})
+    none = build(BuildOptions(docs_dir=docs, out=tmp_path / "none", embedding_provider="none"))
+    assert none.manifest.embedding is None
+    wider = build(BuildOptions(docs_dir=docs, out=tmp_path / "wide", embedding_dimensions=32))
+    assert wider.manifest.embedding is not None and wider.manifest.embedding.dimensions == 32

@@ -8,20 +8,19 @@ untouched and usable, and a validation error writes nothing at all.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.core.corpus import load_corpus
+from docs_mcp.core.embedding.cache import CachingProvider
 from docs_mcp.core.embedding.provider import EmbeddingProvider, create_provider
 from docs_mcp.core.errors import ConfigError, EmbeddingError, ValidationFailed
 from docs_mcp.core.index_manifest import (
@@ -36,7 +35,7 @@ from docs_mcp.core.index_writer import write_index
 from docs_mcp.core.model import Chunk, Finding
 from docs_mcp.core.swap import exchange_dirs, pid_alive
 
-Stage = Literal["files", "chunks", "embedding", "writing", "done"]
+Stage = Literal["files", "chunks", "estimate", "embedding", "writing", "done"]
 CACHE_DIR_NAME = ".docs-mcp-cache"
 DEFAULT_BATCH_SIZE = 64
 _BUILDING = ".building-"
@@ -58,7 +57,7 @@ class BuildOptions:
     docs_dir: Path
     out: Path
     description: str | None = None
-    embedding_provider: str = "none"
+    embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
     embedding_model: str | None = None
     embedding_dimensions: int | None = None
     embedding_batch_size: int | None = None
@@ -109,15 +108,15 @@ def build(options: BuildOptions) -> BuildResult:
         )
     chunks = corpus.chunks
     report(BuildProgress("chunks", len(chunks), len(chunks), f"{len(corpus.files)} files"))
-    provider = _provider(options)
+    name, settings = embedding_settings(options, corpus.embedding)
+    provider = _provider(name, settings)
     cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    vectors = None
     if provider is not None:
-        provider = _with_cache(provider, cache_dir)
-    vectors = (
-        _embed(provider, chunks, options.embedding_batch_size or DEFAULT_BATCH_SIZE, report)
-        if provider
-        else None
-    )
+        _report_cost(provider, chunks, report)
+        provider = CachingProvider(provider, cache_dir)
+        batch_size = settings.get("batch_size") or DEFAULT_BATCH_SIZE
+        vectors = _embed(provider, chunks, int(batch_size), report)
     facets = _facets(chunks)
     manifest = IndexManifest(
         format_version=FORMAT_VERSION,
@@ -180,20 +179,35 @@ def _facets(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
     return {key: sorted(found) for key, found in sorted(values.items())}
 
 
-def _provider(options: BuildOptions) -> EmbeddingProvider | None:
-    wanted: dict[str, Any] = {
+def embedding_settings(
+    options: BuildOptions, configured: Mapping[str, object] | None
+) -> tuple[str, dict[str, Any]]:
+    """The provider name and its options: flags over the root manifest's ``embedding`` key.
+
+    The manifest's options apply only to the provider it names, so ``--embedding-provider local``
+    on a docs folder configured for openai does not inherit openai's model.
+    """
+    configured = dict(configured or {})
+    configured_name = str(configured.pop("provider", "none"))
+    name = options.embedding_provider or configured_name
+    base: dict[str, Any] = configured if name == configured_name else {}
+    flags: dict[str, Any] = {
         "model": options.embedding_model,
         "dimensions": options.embedding_dimensions,
         "batch_size": options.embedding_batch_size,
         "concurrency": options.embedding_concurrency,
         "base_url": options.embedding_base_url,
     }
-    if options.embedding_provider == "none":
+    return name, base | {key: value for key, value in flags.items() if value is not None}
+
+
+def _provider(name: str, settings: Mapping[str, Any]) -> EmbeddingProvider | None:
+    if name == "none":
         return None
-    given = {k: v for k, v in wanted.items() if v is not None}
+    given = dict(settings)
     while True:
         try:
-            return create_provider(options.embedding_provider, **given)
+            return create_provider(name, **given)
         except TypeError as error:
             # A provider that does not take an option: batch size is ours anyway, others are errors.
             match = _UNEXPECTED.search(str(error))
@@ -201,23 +215,25 @@ def _provider(options: BuildOptions) -> EmbeddingProvider | None:
                 raise
             if match.group(1) != "batch_size":
                 flag = "--embedding-" + match.group(1).replace("_", "-")
-                raise ConfigError(
-                    f"embedding provider {options.embedding_provider!r} does not take {flag}"
-                ) from error
+                raise ConfigError(f"embedding provider {name!r} does not take {flag}") from error
             del given["batch_size"]
 
 
-def _with_cache(provider: EmbeddingProvider, cache_dir: Path) -> EmbeddingProvider:
-    """``provider`` behind the content-addressed embedding cache, when that module is installed."""
-    if importlib.util.find_spec("docs_mcp.core.embedding.cache") is None:
-        return provider
-    module = importlib.import_module("docs_mcp.core.embedding.cache")
-    wrapped: EmbeddingProvider = module.CachingProvider(provider, cache_dir)
-    return wrapped
+def _report_cost(
+    provider: EmbeddingProvider, chunks: Sequence[Chunk], report: Callable[[BuildProgress], None]
+) -> None:
+    """Before a paid run, say what it may cost (an upper bound: cached chunks cost nothing)."""
+    if provider.name != "openai":
+        return
+    from docs_mcp.core.embedding.openai import estimate_cost
+
+    tokens, usd = estimate_cost([chunk.embedding_input for chunk in chunks], provider.model)
+    detail = f"{provider.model}: at most ~{tokens:,} tokens, ~${usd:.2f} before cache hits"
+    report(BuildProgress("estimate", len(chunks), len(chunks), detail))
 
 
 def _embed(
-    provider: EmbeddingProvider,
+    provider: CachingProvider,
     chunks: Sequence[Chunk],
     batch_size: int,
     report: Callable[[BuildProgress], None],
@@ -228,8 +244,9 @@ def _embed(
     total = len(chunks)
     report(BuildProgress("embedding", 0, total, provider.model))
     for start in range(0, total, batch_size):
-        batch = [chunk.embedding_input for chunk in chunks[start : start + batch_size]]
-        got = provider.embed_documents(batch)
+        batch_chunks = chunks[start : start + batch_size]
+        batch = [chunk.embedding_input for chunk in batch_chunks]
+        got = provider.embed_documents(batch, labels=[chunk.id for chunk in batch_chunks])
         if len(got) != len(batch) or any(len(v) != provider.dimensions for v in got):
             raise EmbeddingError(
                 f"embedding provider {provider.name!r} returned {len(got)} vectors for {len(batch)} inputs "

@@ -43,6 +43,8 @@ class Corpus:
     content_hash: str  # sha256 over sorted (relative path, bytes) of indexed files and manifests
     # Every manifest's taxonomy merged: values and mcp_resource values unioned, vector_collapse OR-ed.
     taxonomy: dict[str, TaxonomyEntry] = field(default_factory=dict)
+    # The root manifest's `embedding` settings (provider, model, ...): build's defaults.
+    embedding: Mapping[str, object] | None = None
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -133,6 +135,7 @@ def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], Non
         instructions=root_manifest.instructions if root_manifest is not None else None,
         content_hash=_content_hash(contents),
         taxonomy=_merged_taxonomy(manifests.values()),
+        embedding=root_manifest.embedding if root_manifest is not None else None,
     )
 
 

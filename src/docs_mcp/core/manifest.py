@@ -59,6 +59,7 @@ class Manifest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     taxonomy: Mapping[str, TaxonomyEntry] = field(default_factory=dict)
     instructions: str | None = None
+    embedding: Mapping[str, object] | None = None  # build's embedding settings (root manifest only)
     overrides: tuple[Override, ...] = ()
     facet_keys: tuple[str, ...] = ()  # metadata and taxonomy keys, also salvaged from invalid manifests
 
@@ -203,6 +204,7 @@ def _build(data: dict[str, Any], path: str, folder: str) -> Manifest:
         metadata=metadata,
         taxonomy=taxonomy,
         instructions=data.get("mcpServerInstructions"),
+        embedding=data.get("embedding"),
         overrides=overrides,
         facet_keys=tuple(dict.fromkeys(keys)),
     )

@@ -28,9 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--description", help="a one-line description of the corpus, recorded in the index")
     parser.add_argument(
         "--embedding-provider",
-        default="none",
         choices=provider_names(),
-        help="vector embeddings (default: none)",
+        help="vector embeddings (default: the docs' root manifest `embedding.provider`, else none)",
     )
     parser.add_argument("--embedding-model", help="the provider's model (default: the provider's own)")
     parser.add_argument(
