@@ -1,4 +1,4 @@
-"""Benchmark fixtures: the real SDK corpora (with language facets) and a synthetic 100k-chunk index.
+"""Benchmark fixtures: the real SDK corpora (api/language/scope facets) and a synthetic 100k-chunk index.
 
 Both are built once per session in a temporary folder. Run with
 ``.venv/bin/python -m pytest benchmarks -p no:cacheprovider --benchmark-only``.
@@ -6,9 +6,7 @@ Both are built once per session in a temporary folder. Run with
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import time
 from pathlib import Path
 
@@ -19,29 +17,11 @@ from docs_mcp.core.build import BuildOptions, build
 from docs_mcp.core.index_schema import chunk_rows
 from docs_mcp.core.index_writer import write_index
 from docs_mcp.core.model import Chunk
+from docs_mcp.eval.sdk_corpora import materialize_sdk_corpora
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
 SYNTHETIC_DIMENSIONS = 384
 LANGUAGES = ("python", "typescript", "go", "java", "csharp")
-
-
-def prepared_corpora(evaldata_dir: Path, root: Path) -> Path:
-    """A copy of evaldata/corpora with a manifest per language folder (language + scope facets).
-
-    Generated SDK docs hold model tables far over the default chunk size; the manifests raise the
-    limit so the build measures indexing, not a validation refusal.
-    """
-    docs = root / "corpora"
-    shutil.copytree(evaldata_dir / "corpora", docs)
-    for api in sorted(p for p in docs.iterdir() if p.is_dir()):
-        for language in sorted(p for p in api.iterdir() if p.is_dir()):
-            manifest = {
-                "version": "1",
-                "strategy": {"chunk_by": "h2", "max_chunk_size": 1_000_000},
-                "metadata": {"language": language.name, "scope": "sdk-specific"},
-            }
-            (language / ".docs-mcp.json").write_text(json.dumps(manifest))
-    return docs
 
 
 @pytest.fixture(scope="session")
@@ -56,7 +36,7 @@ def evaldata_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def corpora_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return prepared_corpora(evaldata_dir, tmp_path_factory.mktemp("corpora"))
+    return materialize_sdk_corpora(evaldata_dir / "corpora", tmp_path_factory.mktemp("corpora") / "corpora")
 
 
 @pytest.fixture(scope="session")

@@ -41,9 +41,7 @@ def test_every_search_column_gets_its_index(tmp_path: Path) -> None:
     chunks = [_chunk(i, "python" if i % 2 else "go") for i in range(12)]
     write_index(tmp_path, chunk_rows(chunks, ["language", "sdk-version"]), ["language", "sdk-version"])
     assert _indexes(tmp_path) == {
-        "text": "FTS",
-        "text_split": "FTS",
-        "heading": "FTS",
+        "body": "FTS",
         "crumbs": "FTS",
         "id": "BTree",
         "file_path": "BTree",
@@ -61,7 +59,9 @@ def test_facet_names_map_to_distinct_sql_safe_columns() -> None:
 
 def test_rows_carry_the_split_identifiers_and_crumbs(tmp_path: Path) -> None:
     rows = chunk_rows([_chunk(1, "go")], ["language"]).to_pylist()[0]
-    assert rows["text_split"] == "create link"
+    assert rows["text"] == "Chunk 1 explains createLink number 1."
+    # The body adds the heading and the parts of compound identifiers to the text.
+    assert rows["body"] == "Chunk 1 explains createLink number 1.\nSection 1\ncreate link"
     assert rows["crumbs"] == "docs page0 Page Page Section 1"
     assert rows["facet_language"] == "go"
 

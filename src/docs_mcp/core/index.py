@@ -7,32 +7,34 @@ only read; the id map is built at open and never changed.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import logging
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import lancedb
+import pyarrow as pa
+from lancedb.background_loop import LOOP
 from lancedb.query import BooleanQuery, FullTextQuery, MatchQuery, Occur
 
 from docs_mcp.core.embedding.provider import EmbeddingProvider, create_provider
 from docs_mcp.core.errors import ChunkNotFound, DocsMcpError, IndexCompatibilityError, IndexError_, QueryError
-from docs_mcp.core.filters import build_where, sql_literal, validate_filters
+from docs_mcp.core.filters import build_where, validate_filters
 from docs_mcp.core.fusion import FusionConfig, fuse
 from docs_mcp.core.index_manifest import IndexManifest, read_manifest
 from docs_mcp.core.index_schema import (
+    FTS_BODY,
     FTS_COLUMNS,
     FTS_CRUMBS,
-    FTS_HEADING,
-    FTS_SPLIT,
-    FTS_TEXT,
     LANCEDB_DIR,
     TABLE_NAME,
+    TEXT_COLUMN,
     VECTOR_COLUMN,
     facet_column,
 )
@@ -48,30 +50,40 @@ from docs_mcp.core.snippets import make_snippet
 from docs_mcp.core.textsplit import expand_query
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 UNFILTERED = "_unfiltered"
 MAX_LIMIT = 100
 _SUGGEST_DEPTH = 200
+_HIT_COLUMNS = ("file_path", "heading", "breadcrumb")
 
 
 @dataclass(frozen=True)
 class SearchConfig:
     """Ranking knobs. Boosts multiply each full-text column's BM25 score; the scores are summed.
 
-    Defaults measured on claude-docs (see the eval report in the build issue).
+    Defaults measured on claude-docs (benchmarks/test_quality.py; the variants tried are in the eval
+    report): crumbs 1.2 is the middle of a plateau (1.0-1.5 gave recall@3 0.723-0.728, MRR@3 0.867).
     """
 
-    boosts: Mapping[str, float] = field(
-        default_factory=lambda: {FTS_TEXT: 1.0, FTS_SPLIT: 0.1, FTS_HEADING: 0.6, FTS_CRUMBS: 0.8}
-    )
+    boosts: Mapping[str, float] = field(default_factory=lambda: {FTS_BODY: 1.0, FTS_CRUMBS: 1.2})
     fusion: FusionConfig = field(default_factory=FusionConfig)
     # Each hybrid leg fetches at least this many candidates (more when the page needs it), so the
     # fused order of the first pages does not depend on the page asked for.
     min_candidates: int = 50
+    # HNSW candidate list of the vector leg when the table has a vector index; None keeps LanceDB's
+    # default (1.5 x the limit). Raising it costs latency (measured in benchmarks/test_search.py).
+    hnsw_ef: int | None = None
 
 
 class DocsIndex:
-    """A built index, opened for reading. Create with ``DocsIndex.open(OUT)``."""
+    """A built index, opened for reading. Create with ``DocsIndex.open(OUT)``.
+
+    Every search is one coroutine on LanceDB's background event loop: the query objects are built,
+    run (both legs of a hybrid search concurrently) and read there, in a single hand-off from the
+    calling thread. Per-row display fields (file, heading, breadcrumb, facets) are read once at open
+    and kept as Arrow columns, so a search reads only ids, scores and the text of its page.
+    """
 
     def __init__(
         self,
@@ -98,13 +110,23 @@ class DocsIndex:
         self._has_vectors = manifest.embedding is not None
         self._fts_columns = [c for c in FTS_COLUMNS if config.boosts.get(c, 0) > 0]
         self._fts_boosts = [float(config.boosts[c]) for c in self._fts_columns]
-        self._display = ["id", "file_path", "heading", "breadcrumb", FTS_TEXT] + [
-            facet_column(name) for name in sorted(self.facets)
-        ]
-        ids = table.search().select(["id", "file_path", "ordinal"]).limit(None).to_arrow().to_pydict()
+        self._facet_columns = {name: facet_column(name) for name in sorted(self.facets)}
+        meta = (
+            table.search()
+            .select(["id", "file_path", "ordinal", "heading", "breadcrumb", *self._facet_columns.values()])
+            .with_row_id(True)
+            .limit(None)
+            .to_arrow()
+        )
+        self._meta: dict[str, pa.ChunkedArray] = {name: meta[name] for name in meta.column_names}
+        self._row_ids: list[int] = meta["_rowid"].to_pylist()
+        self._vector_indexed = any(VECTOR_COLUMN in config_.columns for config_ in table.list_indices())
+        self._async_table: Any = _run(_open_async(path))
+        ids, files, ordinals = (meta[c].to_pylist() for c in ("id", "file_path", "ordinal"))
+        self._row: dict[str, int] = {cid: number for number, cid in enumerate(ids)}
         self._files: dict[str, list[tuple[int, str]]] = {}
         self._where: dict[str, tuple[str, int]] = {}
-        for cid, file_path, ordinal in zip(ids["id"], ids["file_path"], ids["ordinal"], strict=True):
+        for cid, file_path, ordinal in zip(ids, files, ordinals, strict=True):
             self._where[cid] = (file_path, ordinal)
             self._files.setdefault(file_path, []).append((ordinal, cid))
         for entries in self._files.values():
@@ -158,22 +180,83 @@ class DocsIndex:
             vector, problem = self._embed_query(request.query)
             if vector is None:
                 mode, fallback = "fulltext", problem
-        rows: dict[str, dict[str, Any]] = {}
-        if mode == "fulltext":
-            ranked = self._text_leg(request.query, where, wanted, rows)
-        elif mode == "vector":
-            ranked = self._vector_leg(vector or [], where, wanted, rows)
-        else:
-            depth = max(wanted, self.config.min_candidates)
-            ranked = fuse(
-                self._text_leg(request.query, where, depth, rows),
-                self._vector_leg(vector or [], where, depth, rows),
-                self.config.fusion,
-            )
+        ranked, texts = _run(self._ranked(mode, request, vector, where, wanted))
         page = ranked[request.offset : request.offset + request.limit]
-        hits = [self._hit(rows[cid], score, request.query) for cid, score in page]
+        hits = self._hits(page, texts, request.query)
         has_more = len(ranked) > request.offset + request.limit
         return SearchPage(hits, request.offset, request.limit, has_more, mode, fallback)
+
+    async def _ranked(
+        self,
+        mode: SearchMode,
+        request: SearchRequest,
+        vector: Sequence[float] | None,
+        where: str | None,
+        wanted: int,
+    ) -> tuple[list[tuple[str, float]], dict[str, str]]:
+        """The ranking (id, score) and the text of every ranked row, read in one go on the event loop."""
+        # Each leg reads the text of its rows with the ranking (measured: +0.4 ms on a 50-row vector
+        # leg, against ~2 ms for reading the page's text in a second query afterwards).
+        texts: dict[str, str] = {}
+        if mode == "fulltext":
+            ranked = await self._text_leg(request.query, where, wanted, texts)
+        else:
+            depth = wanted if mode == "vector" else max(wanted, self.config.min_candidates)
+            vector_leg = self._vector_leg(vector or [], where, depth, texts)
+            if mode == "vector":
+                ranked = await vector_leg
+            else:
+                text, by_vector = await asyncio.gather(
+                    self._text_leg(request.query, where, depth, texts), vector_leg
+                )
+                ranked = fuse(text, by_vector, self.config.fusion)
+        return ranked, texts
+
+    def _fts_query(self, query: str) -> FullTextQuery:
+        # SHOULD clauses sum the columns' BM25 scores (MultiMatchQuery would take only the best one).
+        terms = expand_query(query)
+        match: Any = MatchQuery  # pydantic dataclass: mypy sees its defaulted fields as required
+        clauses: list[tuple[Occur, FullTextQuery]] = [
+            (Occur.SHOULD, match(terms, column, boost=boost))
+            for column, boost in zip(self._fts_columns, self._fts_boosts, strict=True)
+        ]
+        return BooleanQuery(clauses)
+
+    async def _text_leg(
+        self, query: str, where: str | None, depth: int, texts: dict[str, str] | None
+    ) -> list[tuple[str, float]]:
+        """(id, BM25 score) best first, ties by id; the rows' text goes into ``texts`` when given."""
+        if not query.strip():
+            return []
+        builder = self._async_table.query().nearest_to_text(self._fts_query(query))
+        if where:
+            builder = builder.where(where)  # a prefilter: async queries filter before ranking
+        columns = ["id", "_score"] if texts is None else ["id", TEXT_COLUMN, "_score"]
+        found = (await builder.select(columns).limit(depth).to_arrow()).to_pydict()
+        if texts is not None:
+            texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
+        return sorted(
+            zip(found["id"], (float(s) for s in found["_score"]), strict=True),
+            key=lambda item: (-item[1], item[0]),
+        )
+
+    async def _vector_leg(
+        self, vector: Sequence[float], where: str | None, depth: int, texts: dict[str, str]
+    ) -> list[tuple[str, float]]:
+        builder = (
+            self._async_table.query().nearest_to(list(vector)).column(VECTOR_COLUMN).distance_type("cosine")
+        )
+        if self._vector_indexed and self.config.hnsw_ef is not None:
+            builder = builder.ef(max(self.config.hnsw_ef, depth))
+        if where:
+            builder = builder.where(where)
+        found = (await builder.select(["id", TEXT_COLUMN, "_distance"]).limit(depth).to_arrow()).to_pydict()
+        texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
+        # Cosine similarity, so that higher is better like BM25.
+        return sorted(
+            ((cid, 1.0 - float(d)) for cid, d in zip(found["id"], found["_distance"], strict=True)),
+            key=lambda item: (-item[1], item[0]),
+        )
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:
         if not self._has_vectors:
@@ -202,62 +285,31 @@ class DocsIndex:
         log.warning("searching full text only: %s", problem)
         return None, problem
 
-    def _text_leg(
-        self, query: str, where: str | None, depth: int, rows: dict[str, dict[str, Any]]
-    ) -> list[tuple[str, float]]:
-        if not query.strip():
-            return []
-        # SHOULD clauses sum the columns' BM25 scores (MultiMatchQuery would take only the best one).
-        terms = expand_query(query)
-        match: Any = MatchQuery  # pydantic dataclass: mypy sees its defaulted fields as required
-        clauses: list[tuple[Occur, FullTextQuery]] = [
-            (Occur.SHOULD, match(terms, column, boost=boost))
-            for column, boost in zip(self._fts_columns, self._fts_boosts, strict=True)
-        ]
-        builder = self._table.search(BooleanQuery(clauses), query_type="fts")
-        if where:
-            builder = builder.where(where, prefilter=True)
-        found = builder.select([*self._display, "_score"]).limit(depth).to_arrow().to_pylist()
-        for row in found:
-            rows.setdefault(row["id"], row)
-        return sorted(
-            ((row["id"], float(row["_score"])) for row in found), key=lambda item: (-item[1], item[0])
-        )
-
-    def _vector_leg(
-        self, vector: Sequence[float], where: str | None, depth: int, rows: dict[str, dict[str, Any]]
-    ) -> list[tuple[str, float]]:
-        builder = self._table.search(
-            vector, query_type="vector", vector_column_name=VECTOR_COLUMN
-        ).distance_type("cosine")
-        if where:
-            builder = builder.where(where, prefilter=True)
-        found = builder.select([*self._display, "_distance"]).limit(depth).to_arrow().to_pylist()
-        for row in found:
-            rows.setdefault(row["id"], row)
-        # Cosine similarity, so that higher is better like BM25.
-        return sorted(
-            ((row["id"], 1.0 - float(row["_distance"])) for row in found),
-            key=lambda item: (-item[1], item[0]),
-        )
-
-    def _hit(self, row: Mapping[str, Any], score: float, query: str) -> SearchHit:
-        return SearchHit(
-            chunk_id=row["id"],
-            file_path=row["file_path"],
-            heading=row["heading"],
-            breadcrumb=tuple(row["breadcrumb"]),
-            snippet=make_snippet(row[FTS_TEXT], query),
-            facets=self._row_facets(row),
-            score=round(score, 6),
-        )
-
-    def _row_facets(self, row: Mapping[str, Any]) -> dict[str, str]:
-        return {
-            name: row[facet_column(name)]
-            for name in sorted(self.facets)
-            if row.get(facet_column(name)) is not None
+    def _hits(
+        self, page: Sequence[tuple[str, float]], texts: Mapping[str, str], query: str
+    ) -> list[SearchHit]:
+        # One Arrow take per column for the whole page: cheaper than a scalar conversion per field.
+        numbers = pa.array([self._row[cid] for cid, _ in page], type=pa.int64())
+        files, headings, crumbs = (self._meta[c].take(numbers).to_pylist() for c in _HIT_COLUMNS)
+        facets = {
+            name: self._meta[column].take(numbers).to_pylist() for name, column in self._facet_columns.items()
         }
+        return [
+            SearchHit(
+                chunk_id=cid,
+                file_path=files[i],
+                heading=headings[i],
+                breadcrumb=tuple(crumbs[i]),
+                snippet=make_snippet(texts[cid], query),
+                facets={name: values[i] for name, values in facets.items() if values[i] is not None},
+                score=round(score, 6),
+            )
+            for i, (cid, score) in enumerate(page)
+        ]
+
+    def _facets_of(self, number: int) -> dict[str, str]:
+        values = ((name, self._meta[column][number].as_py()) for name, column in self._facet_columns.items())
+        return {name: value for name, value in values if value is not None}
 
     # -- zero-result hints ----------------------------------------------------------------------
 
@@ -278,12 +330,12 @@ class DocsIndex:
         suggestions: dict[str, list[str]] = {}
         for name in sorted(self.facets):
             others = {k: v for k, v in valid.items() if k != name}
-            found: dict[str, dict[str, Any]] = {}
-            self._text_leg(query, build_where(others, self.facets), _SUGGEST_DEPTH, found)
-            values = sorted({row[facet_column(name)] for row in found.values()} - {None})
+            found = _run(self._text_leg(query, build_where(others, self.facets), _SUGGEST_DEPTH, None))
+            column = self._meta[self._facet_columns[name]]
+            values = sorted({column[self._row[cid]].as_py() for cid, _ in found} - {None})
             if values:
                 suggestions[name] = values
-        if self._text_leg(query, None, 1, {}):
+        if _run(self._text_leg(query, None, 1, None)):
             suggestions[UNFILTERED] = []
         return suggestions
 
@@ -307,28 +359,17 @@ class DocsIndex:
         position = bisect_left(entries, (ordinal, chunk_id))
         window = entries[max(0, position - context) : position + context + 1]
         ids = [cid for _, cid in window]
-        where = "id IN (" + ", ".join(sql_literal(cid) for cid in ids) + ")"
-        columns = ["id", "file_path", "heading", "breadcrumb", "markdown"] + [
-            facet_column(n) for n in sorted(self.facets)
-        ]
-        found = {
-            row["id"]: row
-            for row in self._table.search()
-            .where(where)
-            .select(columns)
-            .limit(len(ids))
-            .to_arrow()
-            .to_pylist()
-        }
+        taken = self._table.take_row_ids([self._row_ids[self._row[cid]] for cid in ids])
+        markdown = dict(zip(*taken.select(["id", "markdown"]).to_arrow().to_pydict().values(), strict=True))
         first = max(0, position - context)
         views = [
             ChunkView(
                 chunk_id=cid,
-                file_path=found[cid]["file_path"],
-                heading=found[cid]["heading"],
-                breadcrumb=tuple(found[cid]["breadcrumb"]),
-                markdown=found[cid]["markdown"],
-                facets=self._row_facets(found[cid]),
+                file_path=self._meta["file_path"][self._row[cid]].as_py(),
+                heading=self._meta["heading"][self._row[cid]].as_py(),
+                breadcrumb=tuple(self._meta["breadcrumb"][self._row[cid]].as_py()),
+                markdown=markdown[cid],
+                facets=self._facets_of(self._row[cid]),
                 position=first + offset + 1,
                 total=len(entries),
             )
@@ -371,3 +412,14 @@ def _query_embedder(
             f"provider {recorded.provider!r} does not produce {recorded.dimensions}-dimension vectors",
         )
     return created, None
+
+
+async def _open_async(root: Path) -> Any:
+    """The table as an ``AsyncTable``, opened on (and for) LanceDB's background event loop."""
+    db = await lancedb.connect_async(str(root / LANCEDB_DIR))
+    return await db.open_table(TABLE_NAME)
+
+
+def _run(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coroutine`` on LanceDB's background event loop (the one its async tables live on)."""
+    return cast(_T, LOOP.run(coroutine))  # type: ignore[no-untyped-call]

@@ -18,14 +18,16 @@ TABLE_NAME = "chunks"
 LANCEDB_DIR = ".lancedb"
 VECTOR_COLUMN = "vector"
 
-# Full-text columns and their BM25 boosts (scores of the columns are summed). Tuned on claude-docs;
-# see docs in DocsIndex and the eval report: the crumb field (path words, title, breadcrumb, heading)
-# carries most of the gain over text alone.
-FTS_TEXT = "text"
-FTS_SPLIT = "text_split"
-FTS_HEADING = "heading"
+# Two full-text columns (their boosted BM25 scores are summed at query time; see SearchConfig):
+# - body: the chunk's text, its own heading, and the parts of their compound identifiers;
+# - crumbs: where the chunk sits: path words, page title, breadcrumb and heading (+ identifier parts).
+# Measured on claude-docs, these two score as well as four separate columns (text, split parts,
+# heading, crumbs) or better, and each column scored costs query time (see benchmarks/test_search.py).
+# ``text`` keeps the plain text for snippets; it is not indexed.
+FTS_BODY = "body"
 FTS_CRUMBS = "crumbs"
-FTS_COLUMNS: tuple[str, ...] = (FTS_TEXT, FTS_SPLIT, FTS_HEADING, FTS_CRUMBS)
+FTS_COLUMNS: tuple[str, ...] = (FTS_BODY, FTS_CRUMBS)
+TEXT_COLUMN = "text"
 
 _FACET_PREFIX = "facet_"
 _UNSAFE = re.compile(r"[^a-z0-9]")
@@ -54,8 +56,8 @@ def table_schema(facet_names: Sequence[str], dimensions: int | None) -> pa.Schem
         pa.field("start_line", pa.int32(), nullable=False),
         pa.field("end_line", pa.int32(), nullable=False),
         pa.field("markdown", pa.string(), nullable=False),
-        pa.field(FTS_TEXT, pa.string(), nullable=False),
-        pa.field(FTS_SPLIT, pa.string(), nullable=False),
+        pa.field(TEXT_COLUMN, pa.string(), nullable=False),
+        pa.field(FTS_BODY, pa.string(), nullable=False),
         pa.field(FTS_CRUMBS, pa.string(), nullable=False),
     ]
     fields.extend(pa.field(facet_column(name), pa.string(), nullable=True) for name in sorted(facet_names))
@@ -71,6 +73,13 @@ def crumbs_text(chunk: Chunk) -> str:
     plain = " ".join(part for part in (path_words, chunk.title, *chunk.breadcrumb, chunk.heading) if part)
     extra = split_identifiers(plain)
     return f"{plain} {extra}" if extra else plain
+
+
+def body_text(chunk: Chunk) -> str:
+    """The body field: text, heading, then the words hidden in their compound identifiers."""
+    plain = f"{chunk.text}\n{chunk.heading}" if chunk.heading else chunk.text
+    extra = split_identifiers(plain)
+    return f"{plain}\n{extra}" if extra else plain
 
 
 def chunk_rows(
@@ -98,8 +107,8 @@ def chunk_rows(
         "start_line": [c.start_line for c in chunks],
         "end_line": [c.end_line for c in chunks],
         "markdown": [c.markdown for c in chunks],
-        FTS_TEXT: [c.text for c in chunks],
-        FTS_SPLIT: [split_identifiers(f"{c.heading}\n{c.text}") for c in chunks],
+        TEXT_COLUMN: [c.text for c in chunks],
+        FTS_BODY: [body_text(c) for c in chunks],
         FTS_CRUMBS: [crumbs_text(c) for c in chunks],
     }
     for name in names:

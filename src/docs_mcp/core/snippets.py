@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from itertools import islice
 
 from docs_mcp.core.textsplit import identifier_parts
 
@@ -48,6 +50,10 @@ _STOP = frozenset(
     ]
 )
 DEFAULT_WIDTH = 240
+# Bounds on the work per snippet: long chunks (generated model tables reach ~100 KB) are only
+# scanned this far, and only this many term occurrences are weighed.
+_SCAN_LIMIT = 20_000
+_MAX_HITS = 64
 
 
 def _terms(query: str) -> set[str]:
@@ -59,7 +65,10 @@ def _terms(query: str) -> set[str]:
     return terms
 
 
-def _pattern(terms: set[str]) -> re.Pattern[str] | None:
+@lru_cache(maxsize=256)
+def query_pattern(query: str) -> re.Pattern[str] | None:
+    """The compiled pattern of ``query``'s terms (cached: every hit of a page uses the same one)."""
+    terms = _terms(query)
     if not terms:
         return None
     # A shared stem is enough: "retries" matches "retry", "creating" matches "create".
@@ -71,35 +80,61 @@ def _pattern(terms: set[str]) -> re.Pattern[str] | None:
     )
 
 
+def _best_start(hits: list[tuple[int, str]], span: int) -> int:
+    """Where the window of ``span`` characters covering the most distinct terms starts (a hit)."""
+    best, best_position = -1, 0
+    counts: dict[str, int] = {}
+    last = -1
+    for i, (position, _) in enumerate(hits):
+        # Grow the window [i, last] to every hit within the span of hit i; drop hit i-1 behind us.
+        while last + 1 < len(hits) and hits[last + 1][0] < position + span:
+            last += 1
+            term = hits[last][1]
+            counts[term] = counts.get(term, 0) + 1
+        if len(counts) > best:
+            best, best_position = len(counts), position
+        term = hits[i][1]
+        counts[term] -= 1
+        if not counts[term]:
+            del counts[term]
+    return best_position
+
+
 def make_snippet(text: str, query: str, width: int = DEFAULT_WIDTH) -> str:
     """About ``width`` characters of ``text`` around the densest cluster of query terms.
 
     Whitespace is collapsed, case kept; "…" marks a cut. With no term found, the text's start.
     """
-    flat = _SPACE.sub(" ", text).strip()
-    if len(flat) <= width:
-        return flat
-    pattern = _pattern(_terms(query))
-    hits = [(m.start(), m.group(1).lower()) for m in pattern.finditer(flat)] if pattern else []
-    start = 0
-    if hits:
-        # The window (3/4 of the width) starting at a hit that covers the most distinct terms.
-        best, best_position, last = -1, 0, 0
-        span = width * 3 // 4
-        for i, (position, _) in enumerate(hits):
-            last = max(last, i)
-            while last + 1 < len(hits) and hits[last + 1][0] < position + span:
-                last += 1
-            covered = len({term for _, term in hits[i : last + 1]})
-            if covered > best:
-                best, best_position = covered, position
-        start = max(0, best_position - width // 4)
+    if len(text) <= width:
+        return _SPACE.sub(" ", text).strip()
+    pattern = query_pattern(query)
+    hits = (
+        [(m.start(), m.group(1).lower()) for m in islice(pattern.finditer(text, 0, _SCAN_LIMIT), _MAX_HITS)]
+        if pattern is not None
+        else []
+    )
+    # Collapse whitespace only in a raw slice around the best hit, with room for what collapsing removes.
+    best = _best_start(hits, width * 3 // 4) if hits else 0
+    origin = max(0, best - width // 2)
+    stop = min(len(text), best + width * 2)
+    head = _SPACE.sub(" ", text[origin:best])
+    tail = _SPACE.sub(" ", text[best:stop])
+    if origin == 0:
+        head = head.lstrip()
+        tail = tail if head else tail.lstrip()
+    if stop == len(text):
+        tail = tail.rstrip()
+    flat = head + tail
+    cut_before, cut_after = origin > 0, stop < len(text)
+    start = max(0, len(head) - width // 4) if hits else 0
     end = min(len(flat), start + width)
     start = max(0, end - width)
-    if start > 0:
+    if start > 0 or cut_before:
         space = flat.find(" ", start)
         start = space + 1 if 0 <= space < start + 20 else start
-    if end < len(flat):
+    if end < len(flat) or cut_after:
         space = flat.rfind(" ", start, end)
         end = space if space > end - 20 else end
-    return ("…" if start > 0 else "") + flat[start:end] + ("…" if end < len(flat) else "")
+    before = "…" if start > 0 or cut_before else ""
+    after = "…" if end < len(flat) or cut_after else ""
+    return before + flat[start:end] + after

@@ -1,0 +1,90 @@
+"""Import lancedb without paying for its REST namespace client.
+
+``import lancedb`` executes ``lance_namespace_urllib3_client`` in full: an OpenAPI-generated client
+for remote namespaces whose ~300 modules cost more than a second of start-up (measured: lancedb
+2.0 s -> 0.9 s), and that a local ``.lancedb`` directory never uses. ``docs-mcp serve`` must start in
+under 2 s, so before lancedb is first imported we register that client's packages as lazy modules:
+each name their ``__init__`` would import is resolved from its submodule on first access, so
+anything that does use the client still gets the real classes.
+
+If a package's ``__init__`` holds anything but plain imports and constants (a future version), we
+leave everything as it is and lancedb imports the ordinary way.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.machinery
+import sys
+import types
+from pathlib import Path
+
+LAZY_PACKAGES = (
+    "lance_namespace_urllib3_client",
+    "lance_namespace_urllib3_client.api",
+    "lance_namespace_urllib3_client.models",
+)
+
+
+def _read_exports(init_file: Path) -> tuple[dict[str, tuple[str, str]], dict[str, object]] | None:
+    """``{exported name: (module, name)}`` and constants of a package ``__init__``, or None if it
+    does anything else."""
+    exports: dict[str, tuple[str, str]] = {}
+    constants: dict[str, object] = {}
+    for node in ast.parse(init_file.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                exports[alias.asname or alias.name] = (node.module, alias.name)
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+        ):
+            constants[node.targets[0].id] = node.value.value
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            return None
+    return exports, constants
+
+
+def _lazy_package(name: str, parent: types.ModuleType | None) -> types.ModuleType | None:
+    # PathFinder, not importlib.util.find_spec: the latter imports the parent package.
+    spec = importlib.machinery.PathFinder.find_spec(name, parent.__path__ if parent is not None else None)
+    if spec is None or spec.origin is None or spec.submodule_search_locations is None:
+        return None
+    parsed = _read_exports(Path(spec.origin))
+    if parsed is None:
+        return None
+    exports, constants = parsed
+    module = types.ModuleType(name)
+    module.__spec__ = spec
+    module.__file__ = spec.origin
+    module.__path__ = list(spec.submodule_search_locations or [])
+    module.__package__ = name
+    module.__dict__.update(constants)
+
+    def resolve(attribute: str) -> object:
+        if attribute not in exports:
+            raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+        source, original = exports[attribute]
+        value = getattr(importlib.import_module(source), original)
+        setattr(module, attribute, value)
+        return value
+
+    module.__getattr__ = resolve  # type: ignore[method-assign]
+    return module
+
+
+def install_lazy_rest_client() -> bool:
+    """Register the lazy packages unless any is already imported; True when they are in place."""
+    if any(name in sys.modules for name in LAZY_PACKAGES):
+        return False
+    modules: dict[str, types.ModuleType] = {}
+    for name in LAZY_PACKAGES:
+        module = _lazy_package(name, modules.get(name.rpartition(".")[0]))
+        if module is None:
+            return False
+        modules[name] = module
+    sys.modules.update(modules)
+    return True
