@@ -91,12 +91,12 @@ def synthetic_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     facets = ["language", "scope"]
     write_index(out, chunk_rows(chunks, facets, vectors), facets)
-    from docs_mcp.core.index_manifest import EmbeddingInfo, IndexManifest, write_manifest
+    from docs_mcp.core.index_manifest import FORMAT_VERSION, EmbeddingInfo, IndexManifest, write_manifest
 
     write_manifest(
         out,
         IndexManifest(
-            format_version=1,
+            format_version=FORMAT_VERSION,
             docs_mcp_version="bench",
             description="synthetic",
             instructions=None,
