@@ -16,7 +16,7 @@ from typing import Any
 from docs_mcp.core.errors import IndexCompatibilityError, IndexError_
 
 MANIFEST_FILE = "docs-mcp-index.json"
-FORMAT_VERSION = 2  # 2: FTS over `body` + `crumbs` (1 searched four columns)
+FORMAT_VERSION = 3  # 3: FTS with positions (phrase clauses); 2: FTS over `body` + `crumbs` (1: four columns)
 
 
 @dataclass(frozen=True)

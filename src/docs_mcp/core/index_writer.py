@@ -35,8 +35,8 @@ def write_index(
     timeout = timedelta(minutes=10)
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
-        # identifiers findable by their parts.
-        table.create_index(column, config=FTS(with_position=False), wait_timeout=timeout)
+        # identifiers findable by their parts. Positions serve the phrase clauses of a search.
+        table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
     for name in facet_names:
