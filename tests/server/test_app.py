@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from server_support import CURSOR_KEY
@@ -14,6 +15,7 @@ from server_support import CURSOR_KEY
 from docs_mcp.core.build import BuildOptions, build
 from docs_mcp.core.index import DocsIndex
 from docs_mcp.server.app import create_server
+from docs_mcp.server.schema import get_output_schema, search_output_schema
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -228,3 +230,11 @@ async def test_the_legacy_handshake_gets_the_same_tools_and_instructions(docs_in
         assert "Acme Payments" in (legacy.instructions or "")
         page = await _call(legacy, "search_docs", {"query": "refund", "language": "go"})
     assert page["hits"]
+
+
+async def test_every_result_field_has_the_type_the_strict_output_schemas_document(client: Client) -> None:
+    searched = await _call(client, "search_docs", {"query": "retries backoff", "language": "python"})
+    assert searched["hits"]
+    Draft202012Validator(search_output_schema(strict=True)).validate(searched)
+    window = await _call(client, "get_doc", {"chunk_id": searched["hits"][0]["chunk_id"], "context": 2})
+    Draft202012Validator(get_output_schema(strict=True)).validate(window)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from docs_mcp.server.arguments import ArgumentValidator, InvalidArguments
 from docs_mcp.server.schema import get_input_schema, search_input_schema
@@ -64,3 +67,28 @@ def test_get_doc_context_is_bounded_to_five() -> None:
     validator = ArgumentValidator("get_doc", get_input_schema())
     with pytest.raises(InvalidArguments, match="context=6 is out of range; use an integer from 0 to 5"):
         validator.validate({"chunk_id": "a.md", "context": 6})
+
+
+_VALUES = st.one_of(
+    st.text(max_size=3),
+    st.sampled_from(["go", "python", "global-guide", "x" * 1001, "", "a.md"]),
+    st.integers(min_value=-3, max_value=60),
+    st.booleans(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.none(),
+    st.lists(st.integers(), max_size=2),
+)
+_NAMES = st.sampled_from(["query", "limit", "cursor", "language", "scope", "lang", "chunk_id", "context"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(arguments=st.dictionaries(_NAMES, _VALUES, max_size=4))
+def test_validation_accepts_and_rejects_exactly_what_json_schema_does(arguments: dict[str, Any]) -> None:
+    for tool, schema in (("search_docs", search_input_schema(FACETS)), ("get_doc", get_input_schema())):
+        expected_valid = Draft202012Validator(schema).is_valid(arguments)
+        try:
+            ArgumentValidator(tool, schema).validate(arguments)
+        except InvalidArguments:
+            assert not expected_valid, (tool, arguments)
+        else:
+            assert expected_valid, (tool, arguments)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from jsonschema import Draft202012Validator
 
 from docs_mcp.server.schema import (
+    CHUNK_FIELDS,
+    HIT_FIELDS,
     get_input_schema,
     get_output_schema,
     search_input_schema,
@@ -40,6 +42,21 @@ def test_every_schema_is_valid_json_schema() -> None:
         get_input_schema(),
         search_output_schema(),
         get_output_schema(),
+        search_output_schema(strict=True),
+        get_output_schema(strict=True),
     ):
         Draft202012Validator.check_schema(schema)
         assert schema["type"] == "object"
+
+
+def test_the_published_output_schemas_name_and_describe_every_field_of_a_hit_and_a_chunk() -> None:
+    hit = search_output_schema()["properties"]["hits"]["items"]
+    chunk = get_output_schema()["properties"]["chunks"]["items"]
+    assert hit["required"] == list(HIT_FIELDS)
+    assert all(f"{name} (" in hit["description"] for name in HIT_FIELDS)
+    assert all(f"{name} (" in chunk["description"] for name in CHUNK_FIELDS)
+    assert "score (number)" in hit["description"]
+    # The strict form (what tests check results against) types every field.
+    assert set(search_output_schema(strict=True)["properties"]["hits"]["items"]["properties"]) == set(
+        HIT_FIELDS
+    )

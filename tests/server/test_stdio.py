@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 from server_support import pump_lines, serve_command, server_env
+
+from docs_mcp.server.stdio import NonBlockingWriter, claimed_stdout
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -75,3 +78,51 @@ def test_a_missing_index_is_a_clear_error_with_exit_code_1(tmp_path: Path) -> No
     assert result.stderr.startswith("docs-mcp: error:")
     assert result.stdout == ""
     assert sys.executable  # the command ran under this interpreter
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_stdout_writer_delivers_a_message_larger_than_the_pipe_buffer_to_a_slow_reader() -> None:
+    read_end, write_end = os.pipe()
+    message = "".join(f"line {n} é\n" for n in range(60_000))  # ~700 KB, the pipe holds 64 KB
+    received = bytearray()
+
+    def drain() -> None:
+        with os.fdopen(read_end, "rb") as stream:
+            while chunk := stream.read(4096):
+                received.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    writer = NonBlockingWriter(write_end)
+    with writer.non_blocking():
+        assert not os.get_blocking(write_end)
+        assert await writer.write(message) == len(message)
+        await writer.flush()
+    assert os.get_blocking(write_end), "the descriptor is blocking again afterwards"
+    os.close(write_end)
+    reader.join(30)
+    assert received.decode("utf-8") == message
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_the_stdout_writer_writes_a_regular_file_as_is(tmp_path: Path) -> None:
+    target = tmp_path / "out.txt"
+    with target.open("wb") as stream:
+        writer = NonBlockingWriter(stream.fileno())
+        with writer.non_blocking():
+            assert os.get_blocking(stream.fileno())  # files are left alone
+            await writer.write('{"jsonrpc": "2.0"}\n')
+    assert target.read_text(encoding="utf-8") == '{"jsonrpc": "2.0"}\n'
+
+
+def test_stray_output_to_fd_1_while_serving_goes_to_stderr_not_the_protocol(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    with claimed_stdout() as private:
+        os.write(1, b"stray\n")
+        os.write(private, b"protocol\n")
+    captured = capfd.readouterr()
+    assert captured.out == "protocol\n"
+    assert captured.err == "stray\n"

@@ -4,18 +4,41 @@ The low-level MCP server does not check arguments against the schema it publishe
 passes through :func:`validate_arguments`: an unknown argument, a value outside a facet's enum or a
 limit out of range becomes an :class:`InvalidArguments` whose message names the field and what is
 allowed, so the agent can correct the call in one step.
+
+Valid arguments are recognised by a direct check of the few keywords our schemas use; jsonschema is
+imported and compiled only to explain a rejected call (or for a schema using other keywords). That
+keeps its import (~60 ms) out of the server's cold start. The direct check only ever says "valid"
+when jsonschema would too (a property test holds it to that); anything else goes to jsonschema.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.core.errors import QueryError
 from docs_mcp.server.schema import JsonSchema
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+_ROOT_KEYWORDS = {"type", "properties", "required", "additionalProperties", "description", "title"}
+_PROPERTY_KEYWORDS = {
+    "type",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "default",
+    "description",
+}
+_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    # bool is an int in Python but not an integer in JSON Schema; 5.0 is one there but goes the slow way.
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+}
 
 
 class InvalidArguments(QueryError):
@@ -30,25 +53,35 @@ class ArgumentValidator:
     """Validates the arguments of one tool and fills in schema defaults."""
 
     def __init__(self, tool: str, schema: JsonSchema) -> None:
-        Draft202012Validator.check_schema(schema)
         self._tool = tool
         self._schema = schema
-        self._validator = Draft202012Validator(schema)
+        self._surely_valid = _direct_check(schema)
+        self._validator: Draft202012Validator | None = None
 
     def validate(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Return the arguments with defaults applied.
 
         Raises:
             InvalidArguments: the first problem found, naming the field and the allowed values.
+            jsonschema.SchemaError: the schema itself is not valid JSON Schema (a programming error).
         """
         values = dict(arguments or {})
-        errors = sorted(self._validator.iter_errors(values), key=_error_order)
-        if errors:
-            raise self._explain(errors[0], values)
+        if self._surely_valid is None or not self._surely_valid(values):
+            errors = sorted(self._jsonschema().iter_errors(values), key=_error_order)
+            if errors:
+                raise self._explain(errors[0], values)
         for name, spec in self._schema.get("properties", {}).items():
             if name not in values and "default" in spec:
                 values[name] = spec["default"]
         return values
+
+    def _jsonschema(self) -> Draft202012Validator:
+        if self._validator is None:
+            from jsonschema import Draft202012Validator
+
+            Draft202012Validator.check_schema(self._schema)
+            self._validator = Draft202012Validator(self._schema)
+        return self._validator
 
     def _explain(self, error: ValidationError, values: Mapping[str, Any]) -> InvalidArguments:
         properties: dict[str, JsonSchema] = self._schema.get("properties", {})
@@ -89,3 +122,45 @@ def _error_order(error: ValidationError) -> tuple[int, str]:
     # Report unknown and missing arguments first: they are the likeliest root cause of other errors.
     rank = {"additionalProperties": 0, "required": 1}.get(str(error.validator), 2)
     return rank, str(list(error.path))
+
+
+def _direct_check(schema: JsonSchema) -> Callable[[Mapping[str, Any]], bool] | None:
+    """A check that is True only for arguments ``schema`` accepts (False: let jsonschema decide), or
+    None when the schema uses a keyword the check does not know."""
+    properties: dict[str, JsonSchema] = schema.get("properties", {})
+    if (
+        schema.get("type") != "object"
+        or schema.get("additionalProperties") is not False
+        or not set(schema) <= _ROOT_KEYWORDS
+        or any(
+            not set(spec) <= _PROPERTY_KEYWORDS or spec.get("type") not in _TYPES
+            for spec in properties.values()
+        )
+    ):
+        return None
+    required = list(schema.get("required", []))
+    checks = {name: _property_check(spec) for name, spec in properties.items()}
+
+    def surely_valid(values: Mapping[str, Any]) -> bool:
+        return all(name in values for name in required) and all(
+            name in checks and checks[name](value) for name, value in values.items()
+        )
+
+    return surely_valid
+
+
+def _property_check(spec: JsonSchema) -> Callable[[Any], bool]:
+    is_type = _TYPES[spec["type"]]
+    enum = spec.get("enum")
+    min_length, max_length = spec.get("minLength", 0), spec.get("maxLength")
+    minimum, maximum = spec.get("minimum"), spec.get("maximum")
+
+    def check(value: Any) -> bool:
+        if not is_type(value) or (enum is not None and value not in enum):
+            return False
+        if isinstance(value, str):
+            # len() counts code points, as JSON Schema's length keywords do.
+            return len(value) >= min_length and (max_length is None or len(value) <= max_length)
+        return (minimum is None or value >= minimum) and (maximum is None or value <= maximum)
+
+    return check

@@ -126,6 +126,10 @@ def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Calla
         create_http_app(server, options),
         log_level="warning",
         access_log=False,
+        # Per-request work nothing here uses: the client address is never read (no access log), so
+        # X-Forwarded-* need not be parsed; and no Server header advertising uvicorn.
+        proxy_headers=False,
+        server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
     )

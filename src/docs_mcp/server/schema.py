@@ -122,23 +122,68 @@ def get_input_schema() -> JsonSchema:
 
 _STRING_MAP: JsonSchema = {"type": "object", "additionalProperties": {"type": "string"}}
 _BREADCRUMB: JsonSchema = {"type": "array", "items": {"type": "string"}}
+_STRING: JsonSchema = {"type": "string"}
+
+# The fields of one search hit and of one get_doc chunk: (JSON Schema, what it is for the agent).
+HIT_FIELDS: dict[str, tuple[JsonSchema, str]] = {
+    "chunk_id": (_STRING, "pass it to get_doc to read the section"),
+    "file": (_STRING, "path of the source file"),
+    "heading": (_STRING, "the section's heading"),
+    "breadcrumb": (_BREADCRUMB, "headings from the page title down to this section"),
+    "snippet": (_STRING, "the passage that matched"),
+    "facets": (_STRING_MAP, "facet values of the section, e.g. language"),
+    "score": ({"type": "number"}, "relevance, higher is better"),
+}
+CHUNK_FIELDS: dict[str, tuple[JsonSchema, str]] = {
+    "chunk_id": (_STRING, "the section's id"),
+    "file": (_STRING, "path of the source file"),
+    "heading": (_STRING, "the section's heading"),
+    "breadcrumb": (_BREADCRUMB, "headings from the page title down to this section"),
+    "position": ({"type": "integer", "minimum": 1}, "1-based position of the section in its file"),
+    "total": ({"type": "integer", "minimum": 1}, "number of sections in the file"),
+    "position_label": (_STRING, "e.g. '3 of 12'"),
+    "facets": (_STRING_MAP, "facet values of the section"),
+    "markdown": (_STRING, "the section's full markdown"),
+}
+_CHUNK_REQUIRED = [name for name in CHUNK_FIELDS if name != "facets"]
 
 
-def search_output_schema() -> JsonSchema:
-    """The ``search_docs`` structured result: a page of hits, the next cursor, and a hint when empty."""
-    hit: JsonSchema = {
+def _type_name(schema: JsonSchema) -> str:
+    if schema.get("type") == "array":
+        return "array of strings"
+    if "additionalProperties" in schema:
+        return "object of strings"
+    return str(schema["type"])
+
+
+def _item_schema(
+    what: str, fields: Mapping[str, tuple[JsonSchema, str]], required: Sequence[str], *, strict: bool
+) -> JsonSchema:
+    """One array item: its fields named in ``required`` and described in prose; typed per field
+    only when ``strict``.
+
+    Clients re-validate every result against the output schema (the mcp client does, with
+    jsonschema); per-field types of every item of a 10-hit page cost it ~1 ms a call (measured:
+    1.23 ms against 0.19 ms for this form). The prose keeps the structure documented, and the tests
+    check real results against the ``strict`` form.
+    """
+    listed = "; ".join(f"{name} ({_type_name(schema)}): {text}" for name, (schema, text) in fields.items())
+    item: JsonSchema = {
         "type": "object",
-        "properties": {
-            "chunk_id": {"type": "string"},
-            "file": {"type": "string"},
-            "heading": {"type": "string"},
-            "breadcrumb": _BREADCRUMB,
-            "snippet": {"type": "string"},
-            "facets": _STRING_MAP,
-            "score": {"type": "number"},
-        },
-        "required": ["chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score"],
+        "description": f"{what}. Fields: {listed}.",
+        "required": list(required),
     }
+    if strict:
+        item["properties"] = {name: schema for name, (schema, _text) in fields.items()}
+    return item
+
+
+def search_output_schema(*, strict: bool = False) -> JsonSchema:
+    """The ``search_docs`` structured result: a page of hits, the next cursor, and a hint when empty.
+
+    ``strict`` adds a typed schema per hit field (for tests; see :func:`_item_schema`).
+    """
+    hit = _item_schema("One ranked section", HIT_FIELDS, list(HIT_FIELDS), strict=strict)
     hint: JsonSchema = {
         "type": "object",
         "properties": {
@@ -167,32 +212,12 @@ def search_output_schema() -> JsonSchema:
     }
 
 
-def get_output_schema() -> JsonSchema:
-    """The ``get_doc`` structured result: the chunk and its neighbours in file order."""
-    chunk: JsonSchema = {
-        "type": "object",
-        "properties": {
-            "chunk_id": {"type": "string"},
-            "file": {"type": "string"},
-            "heading": {"type": "string"},
-            "breadcrumb": _BREADCRUMB,
-            "position": {"type": "integer", "minimum": 1},
-            "total": {"type": "integer", "minimum": 1},
-            "position_label": {"type": "string"},
-            "facets": _STRING_MAP,
-            "markdown": {"type": "string"},
-        },
-        "required": [
-            "chunk_id",
-            "file",
-            "heading",
-            "breadcrumb",
-            "position",
-            "total",
-            "position_label",
-            "markdown",
-        ],
-    }
+def get_output_schema(*, strict: bool = False) -> JsonSchema:
+    """The ``get_doc`` structured result: the chunk and its neighbours in file order.
+
+    ``strict`` adds a typed schema per chunk field (for tests; see :func:`_item_schema`).
+    """
+    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, _CHUNK_REQUIRED, strict=strict)
     return {
         "type": "object",
         "properties": {

@@ -9,6 +9,7 @@ from typing import Literal
 
 from docs_mcp.server.app import open_server
 from docs_mcp.server.http import HttpOptions, serve_http
+from docs_mcp.server.startup import collector_paused
 from docs_mcp.server.stdio import serve_stdio
 
 Transport = Literal["stdio", "http"]
@@ -29,7 +30,8 @@ def serve(
         IndexError_: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
     """
-    ready = open_server(index_path)
+    with collector_paused():  # the index's id maps are as long-lived as the imported modules
+        ready = open_server(index_path)
     manifest = ready.index.manifest
     summary = (
         f"index {ready.index.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files) "

@@ -3,13 +3,21 @@
 The SDK reads stdin in a worker thread, which a cancellation cannot interrupt: a signal would then
 wait for the client's next line. Stdin is read here instead by waiting for readability on the event
 loop, so a signal stops the server at once.
+
+The SDK also writes stdout through a worker thread (a write and a flush: two thread hand-offs per
+message). When stdout is a pipe or socket, as it is under an MCP client, it is written here from
+the event loop without blocking instead: non-blocking writes, waiting for room only when the client
+is not reading. While serving, fd 1 points at stderr, so stray prints cannot corrupt the protocol.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import anyio
@@ -60,6 +68,59 @@ class CancellableLines:
         return await anyio.to_thread.run_sync(os.read, self._fd, _READ_SIZE)
 
 
+class NonBlockingWriter:
+    """Async text writer on a file descriptor: a pipe or socket is written without blocking from the
+    event loop (waiting for room when full); anything else (a file, a terminal) in a worker thread."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        mode = os.fstat(fd).st_mode
+        self._direct = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+    @contextlib.contextmanager
+    def non_blocking(self) -> Iterator[NonBlockingWriter]:
+        """Switch the descriptor to non-blocking mode while in use (pipes and sockets only)."""
+        if not self._direct:
+            yield self
+            return
+        was_blocking = os.get_blocking(self._fd)
+        os.set_blocking(self._fd, False)
+        try:
+            yield self
+        finally:
+            os.set_blocking(self._fd, was_blocking)
+
+    async def write(self, text: str) -> int:
+        data = memoryview(text.encode("utf-8"))
+        while data:
+            data = data[await self._write_some(data) :]
+        return len(text)
+
+    async def flush(self) -> None:
+        """Nothing is buffered here."""
+
+    async def _write_some(self, data: memoryview) -> int:
+        if not self._direct:
+            return await anyio.to_thread.run_sync(os.write, self._fd, data)
+        while True:
+            try:
+                return os.write(self._fd, data)
+            except BlockingIOError:
+                await anyio.wait_writable(self._fd)
+
+
+@contextlib.contextmanager
+def claimed_stdout() -> Iterator[int]:
+    """A private duplicate of fd 1 for the protocol, with fd 1 pointed at stderr meanwhile."""
+    private = fcntl.fcntl(1, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.dup2(2, 1)
+    try:
+        yield private
+    finally:
+        os.dup2(private, 1)
+        os.close(private)
+
+
 async def run_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: None) -> None:
     """Serve ``server`` on this process's stdio; returns on end of input or on SIGTERM/SIGINT.
 
@@ -70,8 +131,10 @@ async def run_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: 
         await group.start(cancel_on_signals, group.cancel_scope, (signal.SIGTERM, signal.SIGINT))
         on_ready()
         stdin = cast("anyio.AsyncFile[str]", CancellableLines(0))
-        async with stdio_server(stdin=stdin) as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_stdout() as fd, NonBlockingWriter(fd).non_blocking() as writer:
+            stdout = cast("anyio.AsyncFile[str]", writer)
+            async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
         group.cancel_scope.cancel()  # input ended: stop the signal watcher too
 
 

@@ -36,8 +36,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     # Imported here so `docs-mcp --help` stays cheap; the server itself imports no build-time code.
-    from docs_mcp.server.http import HttpOptions
-    from docs_mcp.server.serve import serve
+    from docs_mcp.server.startup import collector_paused
+
+    with collector_paused():  # cold start: see docs_mcp.server.startup
+        from docs_mcp.server.http import HttpOptions
+        from docs_mcp.server.serve import serve
 
     options = HttpOptions(
         host=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
