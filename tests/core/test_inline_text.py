@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from docs_mcp.core.inline_text import inline_comments, inline_plain_text
-from docs_mcp.core.markdown import parse, plain_text
+from docs_mcp.core.markdown import _inline_text, parse, plain_text
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -22,19 +21,7 @@ def markdown_it_text(source: str, references: dict[str, object] | None = None) -
     """What markdown-it's full inline parse gives (the text docs-mcp indexed before)."""
     children: list[Token] = []
     _REFERENCE.inline.parse(source, _REFERENCE, {"references": references or {}}, children)
-    return "\n".join(line.rstrip() for line in _words(children).split("\n"))
-
-
-def _words(children: Sequence[Token]) -> str:
-    out: list[str] = []
-    for child in children:
-        if child.type in ("text", "text_special", "code_inline"):
-            out.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
-            out.append("\n")
-        elif child.type == "image":
-            out.append(_words(child.children or []))
-    return "".join(out)
+    return "\n".join(line.rstrip() for line in _inline_text(children).split("\n"))
 
 
 def ours(source: str, references: dict[str, object] | None = None) -> str:
@@ -89,7 +76,7 @@ def _reference_block_texts(source: str) -> list[str]:
         if token.type == "front_matter":
             continue
         if token.type == "inline":
-            parts.append(_words(token.children or []))
+            parts.append(_inline_text(token.children or []))
             parts.append("\t" if previous in ("th_open", "td_open") else "\n")
         elif token.type in ("fence", "code_block"):
             parts.append(token.content)

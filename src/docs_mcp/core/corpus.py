@@ -16,7 +16,7 @@ from docs_mcp.core.chunk_pool import ChunkPool, Job
 from docs_mcp.core.chunking import ChunkedFile
 from docs_mcp.core.errors import ConfigError
 from docs_mcp.core.manifest import MANIFEST_NAME, Manifest, TaxonomyEntry, parse_manifest
-from docs_mcp.core.model import Chunk, FileSettings, Finding
+from docs_mcp.core.model import Chunk, FileSettings, Finding, HasFindings
 
 DEFAULT_STRATEGY_MESSAGE = "no chunking strategy declared; using the catch-all **/*.md -> h2"
 # Below this many files helper processes cost more to start (~0.3 s of imports) than they save.
@@ -32,7 +32,7 @@ class FacetSpec:
 
 
 @dataclass
-class Corpus:
+class Corpus(HasFindings):
     """Every indexed file of a docs folder, chunked, with every finding about it."""
 
     root: Path
@@ -49,14 +49,6 @@ class Corpus:
     @property
     def chunks(self) -> list[Chunk]:
         return [chunk for file in self.files for chunk in file.chunks]
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "warning"]
 
 
 @dataclass

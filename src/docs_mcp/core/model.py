@@ -78,3 +78,17 @@ class FileSettings:
     strategy: Strategy = field(default_factory=Strategy)
     metadata: Mapping[str, str] = field(default_factory=dict)
     strategy_explicit: bool = False
+
+
+class HasFindings:
+    """``errors`` and ``warnings`` views of a ``findings`` list, for reports that carry findings."""
+
+    findings: list[Finding]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "warning"]

@@ -8,25 +8,17 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.core.corpus import load_corpus
-from docs_mcp.core.model import Finding
+from docs_mcp.core.model import Finding, HasFindings
 
 
 @dataclass(frozen=True)
-class ValidationReport:
+class ValidationReport(HasFindings):
     """What validating a docs folder found. ``ok`` is True when there is no error (warnings pass)."""
 
     findings: list[Finding]
     file_count: int
     chunk_count: int
     seconds: float
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "error"]
-
-    @property
-    def warnings(self) -> list[Finding]:
-        return [f for f in self.findings if f.severity == "warning"]
 
     @property
     def ok(self) -> bool:
