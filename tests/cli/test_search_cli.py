@@ -60,3 +60,10 @@ def test_search_on_a_missing_index_exits_1_saying_to_build(
 ) -> None:
     assert main(["search", "--index", str(tmp_path), "x"]) == 1
     assert "docs-mcp build" in capsys.readouterr().err
+
+
+def test_a_filter_without_an_equals_sign_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "--index", str(tmp_path), "retries", "--filter", "language"]) == 1
+    assert "--filter takes FACET=VALUE, got 'language'" in capsys.readouterr().err

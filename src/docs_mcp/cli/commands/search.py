@@ -7,6 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from docs_mcp.core.errors import ConfigError
 from docs_mcp.core.index import DocsIndex
 from docs_mcp.core.search_types import SearchRequest
 
@@ -36,7 +37,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    filters = dict(item.split("=", 1) for item in args.filter if "=" in item)
+    malformed = [item for item in args.filter if "=" not in item]
+    if malformed:
+        raise ConfigError(f"--filter takes FACET=VALUE, got {malformed[0]!r}")
+    filters = dict(item.split("=", 1) for item in args.filter)
     if args.language:
         filters["language"] = args.language
     if args.scope:
