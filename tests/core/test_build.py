@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import lancedb
 import pytest
 from index_fixtures import write_docs
 
 from docs_mcp.core.build import BuildOptions, BuildProgress, build
+from docs_mcp.core.embedding import provider as provider_module
 from docs_mcp.core.embedding.hash import HashProvider
 from docs_mcp.core.embedding.provider import register_provider
 from docs_mcp.core.errors import ConfigError, EmbeddingError, ValidationFailed
@@ -18,6 +21,12 @@ from docs_mcp.core.index_manifest import MANIFEST_FILE
 from docs_mcp.core.search_types import SearchRequest
 
 pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def isolated_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Providers a test registers vanish after it, so other tests see the built-in list."""
+    monkeypatch.setattr(provider_module, "_REGISTRY", dict(provider_module._REGISTRY))
 
 
 def _rows(out: Path) -> list[dict[str, object]]:
@@ -77,7 +86,7 @@ class _BrokenProvider(HashProvider):
         raise EmbeddingError("invalid API key")
 
 
-def test_a_failed_build_leaves_the_previous_index_serving(tmp_path: Path) -> None:
+def test_a_failed_build_leaves_the_previous_index_serving(tmp_path: Path, isolated_registry: None) -> None:
     register_provider("broken-for-tests", _BrokenProvider)
     docs = write_docs(tmp_path / "docs")
     build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
@@ -146,3 +155,35 @@ def test_an_embedding_flag_wins_over_the_manifest_and_drops_its_other_providers_
     assert none.manifest.embedding is None
     wider = build(BuildOptions(docs_dir=docs, out=tmp_path / "wide", embedding_dimensions=32))
     assert wider.manifest.embedding is not None and wider.manifest.embedding.dimensions == 32
+
+
+class _ConcurrentHash(HashProvider):
+    """A provider that runs ``concurrency`` requests of ``batch_size`` texts; records its calls."""
+
+    calls: ClassVar[list[int]] = []
+
+    def __init__(self, batch_size: int = 2, concurrency: int = 3, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.batch_size, self.concurrency = batch_size, concurrency
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        _ConcurrentHash.calls.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_each_provider_call_gets_a_batch_for_every_concurrent_request(
+    tmp_path: Path, isolated_registry: None
+) -> None:
+    register_provider("concurrent-hash", _ConcurrentHash)
+    _ConcurrentHash.calls = []
+    result = build(
+        BuildOptions(
+            docs_dir=write_docs(tmp_path / "docs"),
+            out=tmp_path / "out",
+            embedding_provider="concurrent-hash",
+            cache_dir=tmp_path / "cache",
+        )
+    )
+    assert result.chunk_count > 6
+    assert _ConcurrentHash.calls[:-1] == [6] * (len(_ConcurrentHash.calls) - 1)
+    assert sum(_ConcurrentHash.calls) == result.chunk_count

@@ -114,9 +114,9 @@ def build(options: BuildOptions) -> BuildResult:
     vectors = None
     if provider is not None:
         _report_cost(provider, chunks, report)
+        slice_size = _slice_size(provider, settings.get("batch_size"))
         provider = CachingProvider(provider, cache_dir)
-        batch_size = settings.get("batch_size") or DEFAULT_BATCH_SIZE
-        vectors = _embed(provider, chunks, int(batch_size), report)
+        vectors = _embed(provider, chunks, slice_size, report)
     facets = _facets(chunks)
     manifest = IndexManifest(
         format_version=FORMAT_VERSION,
@@ -232,14 +232,21 @@ def _report_cost(
     report(BuildProgress("estimate", len(chunks), len(chunks), detail))
 
 
+def _slice_size(provider: EmbeddingProvider, batch_size: object) -> int:
+    """Texts per ``embed_documents`` call: one request's batch for each request the provider runs
+    at once, so a provider with ``concurrency`` N really has N requests in flight."""
+    per_request = int(str(batch_size or getattr(provider, "batch_size", DEFAULT_BATCH_SIZE)))
+    if per_request < 1:
+        raise ConfigError(f"--embedding-batch-size must be at least 1 (got {per_request})")
+    return per_request * max(1, int(getattr(provider, "concurrency", 1)))
+
+
 def _embed(
     provider: CachingProvider,
     chunks: Sequence[Chunk],
     batch_size: int,
     report: Callable[[BuildProgress], None],
 ) -> list[list[float]]:
-    if batch_size < 1:
-        raise ConfigError(f"--embedding-batch-size must be at least 1 (got {batch_size})")
     vectors: list[list[float]] = []
     total = len(chunks)
     report(BuildProgress("embedding", 0, total, provider.model))
