@@ -11,8 +11,8 @@ from index_fixtures import HOSTILE_LANGUAGE, write_docs
 from docs_mcp.core.build import BuildOptions, build
 from docs_mcp.core.embedding.hash import HashProvider
 from docs_mcp.core.errors import ChunkNotFound, IndexCompatibilityError, IndexError_, QueryError
-from docs_mcp.core.index import UNFILTERED, DocsIndex
-from docs_mcp.core.search_types import SearchRequest
+from docs_mcp.core.index import DocsIndex
+from docs_mcp.core.search_types import UNFILTERED, SearchRequest
 
 pytestmark = pytest.mark.timeout(120)
 

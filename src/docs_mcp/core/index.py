@@ -39,6 +39,7 @@ from docs_mcp.core.index_schema import (
     facet_column,
 )
 from docs_mcp.core.search_types import (
+    UNFILTERED,
     ChunkView,
     ChunkWindow,
     SearchHit,
@@ -52,7 +53,6 @@ from docs_mcp.core.textsplit import expand_query, query_phrases
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-UNFILTERED = "_unfiltered"
 MAX_LIMIT = 100
 _SUGGEST_DEPTH = 200
 _HIT_COLUMNS = ("file_path", "heading", "breadcrumb")

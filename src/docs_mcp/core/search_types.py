@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 SearchMode = Literal["hybrid", "fulltext", "vector"]
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+# Key of ``DocsIndex.suggest_filters``'s result present when the query matches with no filter at all.
+UNFILTERED = "_unfiltered"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,14 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from docs_mcp.core.errors import ChunkNotFound, CursorError
-from docs_mcp.core.search_types import ChunkView, ChunkWindow, SearchHit, SearchPage, SearchRequest
+from docs_mcp.core.search_types import (
+    UNFILTERED,
+    ChunkView,
+    ChunkWindow,
+    SearchHit,
+    SearchPage,
+    SearchRequest,
+)
 from docs_mcp.server.arguments import ArgumentValidator, InvalidArguments
 from docs_mcp.server.cursor import CursorCodec
 from docs_mcp.server.schema import (
@@ -21,8 +28,6 @@ from docs_mcp.server.schema import (
     search_input_schema,
     searchable_facets,
 )
-
-UNFILTERED_KEY = "_unfiltered"  # DocsIndex.suggest_filters: present when the query matches with no filter
 
 
 class ReadIndex(Protocol):
@@ -114,8 +119,8 @@ class DocsTools:
 
     def _hint(self, query: str, filters: Mapping[str, str]) -> dict[str, Any]:
         suggestions = self._index.suggest_filters(query, filters)
-        unfiltered = UNFILTERED_KEY in suggestions
-        suggested = {k: list(v) for k, v in suggestions.items() if k != UNFILTERED_KEY and v}
+        unfiltered = UNFILTERED in suggestions
+        suggested = {k: list(v) for k, v in suggestions.items() if k != UNFILTERED and v}
         applied = ", ".join(f"{k}={v}" for k, v in filters.items())
         if suggested:
             options = "; ".join(f"{k}: {', '.join(v)}" for k, v in suggested.items())

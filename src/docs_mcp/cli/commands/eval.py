@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from docs_mcp.core.search_types import SEARCH_MODES
 from docs_mcp.eval.retrieval import evaluate
 
 
@@ -21,9 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--queries", type=Path, required=True, help="labelled questions, one JSON object a line"
     )
     parser.add_argument("--k", type=int, default=3, help="how many top hits count (default 3)")
-    parser.add_argument(
-        "--mode", choices=("hybrid", "fulltext", "vector"), help="default: hybrid if vectors exist"
-    )
+    parser.add_argument("--mode", choices=SEARCH_MODES, help="default: hybrid if vectors exist")
     parser.add_argument("--json", action="store_true", help="print the full report with per-query details")
     parser.set_defaults(func=run)
 

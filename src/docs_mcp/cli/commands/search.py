@@ -9,7 +9,7 @@ from pathlib import Path
 
 from docs_mcp.core.errors import ConfigError
 from docs_mcp.core.index import DocsIndex
-from docs_mcp.core.search_types import SearchRequest
+from docs_mcp.core.search_types import SEARCH_MODES, SearchRequest
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,9 +29,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--limit", type=int, default=10, help="hits per page (default 10)")
     parser.add_argument("--offset", type=int, default=0, help="hits to skip (default 0)")
-    parser.add_argument(
-        "--mode", choices=("hybrid", "fulltext", "vector"), help="default: hybrid if the index has vectors"
-    )
+    parser.add_argument("--mode", choices=SEARCH_MODES, help="default: hybrid if the index has vectors")
     parser.add_argument("--json", action="store_true", help="print the result page as JSON")
     parser.set_defaults(func=run)
 
