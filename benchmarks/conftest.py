@@ -12,12 +12,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from evaldata_sets import materialize_sdk_corpora
 
-from docs_mcp.core.build import BuildOptions, build
-from docs_mcp.core.index_schema import chunk_rows
-from docs_mcp.core.index_writer import write_index
-from docs_mcp.core.model import Chunk
-from docs_mcp.eval.sdk_corpora import materialize_sdk_corpora
+from docs_mcp.authoring.model import Chunk
+from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.build.rows import chunk_rows
+from docs_mcp.build.writer import write_index
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
 SYNTHETIC_DIMENSIONS = 384
@@ -91,7 +91,7 @@ def synthetic_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     facets = ["language", "scope"]
     write_index(out, chunk_rows(chunks, facets, vectors), facets)
-    from docs_mcp.core.index_manifest import FORMAT_VERSION, EmbeddingInfo, IndexManifest, write_manifest
+    from docs_mcp.store.manifest import FORMAT_VERSION, EmbeddingInfo, IndexManifest, write_manifest
 
     write_manifest(
         out,

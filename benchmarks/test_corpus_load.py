@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from evaldata_sets import materialize_sdk_corpora
 
-from docs_mcp.core.corpus import Corpus, load_corpus
-from docs_mcp.eval.sdk_corpora import materialize_sdk_corpora
+from docs_mcp.authoring.corpus import Corpus, load_corpus
 
 
 @pytest.fixture(scope="module")

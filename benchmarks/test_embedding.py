@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from docs_mcp.core.embedding import local
-from docs_mcp.core.embedding.cache import CachingProvider
-from docs_mcp.core.embedding.hash import HashProvider
-from docs_mcp.core.errors import ConfigError
+from docs_mcp.embedding import local
+from docs_mcp.embedding.cache import CachingProvider
+from docs_mcp.embedding.hash import HashProvider
+from docs_mcp.errors import ConfigError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 QUERIES = ["how do I configure hooks", "maximum context window", "set up MCP server authentication"]

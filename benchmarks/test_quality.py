@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from evaldata_sets import claude_docs_queries, stage_claude_docs
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from docs_mcp.core.build import BuildOptions, build
-from docs_mcp.core.errors import ConfigError
-from docs_mcp.eval.claude_docs import claude_docs_queries, stage_claude_docs
+from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.errors import ConfigError
 from docs_mcp.eval.retrieval import RetrievalReport, evaluate
 
 pytestmark = pytest.mark.timeout(900)
@@ -35,7 +35,7 @@ def fulltext_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="module")
 def local_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from docs_mcp.core.embedding import local
+    from docs_mcp.embedding import local
 
     try:
         local.find_tokenizer()

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from docs_mcp.core.embedding.provider import EmbeddingProvider
-from docs_mcp.core.index import DocsIndex
-from docs_mcp.core.search_types import SearchRequest
+from docs_mcp.embedding.provider import EmbeddingProvider
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.search.types import SearchRequest
 
 QUERIES = [
     "create link",

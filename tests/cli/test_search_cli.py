@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from index_fixtures import write_docs
 
+from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import main
-from docs_mcp.core.build import BuildOptions, build
 
 pytestmark = pytest.mark.timeout(120)
 

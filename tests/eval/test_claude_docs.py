@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
+from evaldata_sets import claude_docs_queries, stage_claude_docs
 
-from docs_mcp.core.corpus import load_corpus
-from docs_mcp.eval.claude_docs import claude_docs_queries, stage_claude_docs
+from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.eval.retrieval import load_queries
 
 pytestmark = pytest.mark.timeout(120)

@@ -3,11 +3,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from evaldata_sets import claude_docs_queries, stage_claude_docs
 
+from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import main
-from docs_mcp.core.build import BuildOptions, build
-from docs_mcp.core.errors import ConfigError
-from docs_mcp.eval.claude_docs import claude_docs_queries, stage_claude_docs
+from docs_mcp.errors import ConfigError
 from docs_mcp.eval.retrieval import evaluate, load_queries, score
 
 pytestmark = pytest.mark.timeout(120)

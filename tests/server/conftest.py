@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from server_support import HttpServer, start_http_server, stop
 
-from docs_mcp.core.build import BuildOptions, build
-from docs_mcp.core.index import DocsIndex
+from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.search.index import DocsIndex
 
 
 @pytest.fixture

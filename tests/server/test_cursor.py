@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from docs_mcp.core.errors import CursorError
+from docs_mcp.errors import CursorError
 from docs_mcp.server.cursor import SECRET_ENV, CursorCodec, cursor_key
 
 KEY = b"k" * 32

@@ -15,7 +15,7 @@ from mcp import Client
 from server_support import HttpServer, start_http_server, stop
 
 from docs_mcp import __version__
-from docs_mcp.core.index import DocsIndex
+from docs_mcp.search.index import DocsIndex
 
 pytestmark = pytest.mark.timeout(60)
 

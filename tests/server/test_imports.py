@@ -15,7 +15,7 @@ FORBIDDEN = (
     "yaml",
     "openai",
     "tenacity",
-    "docs_mcp.core.build",
+    "docs_mcp.build.pipeline",
     "docs_mcp.eval",
 )
 

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from docs_mcp import __version__
-from docs_mcp.core.errors import DocsMcpError
+from docs_mcp.errors import DocsMcpError
 
 # name -> module under docs_mcp.cli.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {

@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from docs_mcp.core.errors import ConfigError
-from docs_mcp.core.index import DocsIndex, SearchConfig
-from docs_mcp.core.search_types import SearchMode, SearchRequest
+from docs_mcp.errors import ConfigError
+from docs_mcp.search.index import DocsIndex, SearchConfig
+from docs_mcp.search.types import SearchMode, SearchRequest
 
 
 @dataclass(frozen=True)
@@ -107,7 +107,7 @@ def evaluate(
 ) -> RetrievalReport:
     """Search every labelled query in the index and score the top ``k``.
 
-    Raises ``IndexError_`` for a missing index and ``ConfigError`` for a bad query file.
+    Raises ``IndexUnavailable`` for a missing index and ``ConfigError`` for a bad query file.
     """
     index = DocsIndex.open(index_dir, config=config)
     queries = load_queries(queries_file)

@@ -22,9 +22,9 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.core.errors import DocsMcpError
-from docs_mcp.core.index import DocsIndex
-from docs_mcp.core.search_types import SearchRequest
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.render import render_get, render_search
@@ -143,7 +143,7 @@ def open_server(index_path: Path, *, key: bytes | None = None) -> ReadyServer:
     The warm-up runs one query so the first agent request does not pay for loading the index.
 
     Raises:
-        IndexError_: the index is missing or unreadable.
+        IndexUnavailable: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
     """
     started = time.perf_counter()

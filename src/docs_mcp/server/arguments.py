@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from docs_mcp.core.errors import QueryError
+from docs_mcp.errors import QueryError
 from docs_mcp.server.schema import JsonSchema
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from docs_mcp.core.errors import CursorError
+from docs_mcp.errors import CursorError
 
 SECRET_ENV = "DOCS_MCP_CURSOR_SECRET"
 CURSOR_VERSION = 1

@@ -27,7 +27,7 @@ def serve(
     on stdio, stdout is the protocol).
 
     Raises:
-        IndexError_: the index is missing or unreadable.
+        IndexUnavailable: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
     """
     with collector_paused():  # the index's id maps are as long-lived as the imported modules

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from docs_mcp.core.errors import ChunkNotFound, CursorError
-from docs_mcp.core.search_types import (
+from docs_mcp.errors import ChunkNotFound, CursorError
+from docs_mcp.search.types import (
     UNFILTERED,
     ChunkView,
     ChunkWindow,
@@ -31,7 +31,7 @@ from docs_mcp.server.schema import (
 
 
 class ReadIndex(Protocol):
-    """What the server needs of :class:`docs_mcp.core.index.DocsIndex`."""
+    """What the server needs of :class:`docs_mcp.search.index.DocsIndex`."""
 
     @property
     def identity(self) -> str: ...

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from docs_mcp.core.build import BuildOptions, BuildProgress, build
-from docs_mcp.core.embedding.provider import provider_names
-from docs_mcp.core.errors import ValidationFailed
+from docs_mcp.build.pipeline import BuildOptions, BuildProgress, build
+from docs_mcp.embedding.provider import provider_names
+from docs_mcp.errors import ValidationFailed
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

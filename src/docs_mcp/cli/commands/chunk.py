@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from docs_mcp.core.corpus import load_corpus
-from docs_mcp.core.errors import ConfigError
+from docs_mcp.authoring.corpus import load_corpus
+from docs_mcp.errors import ConfigError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

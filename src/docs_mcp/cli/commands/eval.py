@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from docs_mcp.core.search_types import SEARCH_MODES
 from docs_mcp.eval.retrieval import evaluate
+from docs_mcp.search.types import SEARCH_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

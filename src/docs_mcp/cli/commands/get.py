@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from docs_mcp.core.index import DocsIndex
+from docs_mcp.search.index import DocsIndex
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

@@ -7,9 +7,9 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from docs_mcp.core.errors import ConfigError
-from docs_mcp.core.index import DocsIndex
-from docs_mcp.core.search_types import SEARCH_MODES, SearchRequest
+from docs_mcp.errors import ConfigError
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.search.types import SEARCH_MODES, SearchRequest
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

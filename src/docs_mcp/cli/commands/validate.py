@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from docs_mcp.core.validate import validate
+from docs_mcp.authoring.validate import validate
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

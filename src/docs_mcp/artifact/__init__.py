@@ -1,1 +1,0 @@
-"""docs_mcp.artifact"""

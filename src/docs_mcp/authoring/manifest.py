@@ -1,0 +1,262 @@
+"""``.docs-mcp.json`` manifests: load, check against the JSON Schema, resolve per-file settings.
+
+Rules (``notes/compat.md``): the nearest manifest above a file, walking up to the docs root, governs
+it; manifests in different folders do not merge. Its ``strategy`` and ``metadata`` apply first, then
+every override whose glob (relative to the manifest's folder) matches, in order: override metadata
+merges over the base, an override strategy replaces the base strategy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path, PurePosixPath
+from typing import Any, cast
+
+import jsonschema
+
+from docs_mcp.authoring.model import FileSettings, Strategy
+from docs_mcp.errors import Finding
+
+MANIFEST_NAME = ".docs-mcp.json"
+SCHEMA_RESOURCE = "schemas/docs-mcp.schema.json"
+
+
+@dataclass(frozen=True)
+class Override:
+    """One ``overrides[]`` entry: settings for the files matching ``pattern``."""
+
+    pattern: str
+    strategy: Strategy | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    def matches(self, relative_path: str) -> bool:
+        """True when ``relative_path`` (posix, relative to the manifest's folder) matches the glob."""
+        return glob_regex(self.pattern).fullmatch(relative_path) is not None
+
+
+@dataclass(frozen=True)
+class TaxonomyEntry:
+    """A declared facet: its allowed values (None: any string) and whether results collapse on it."""
+
+    values: tuple[str, ...] | None = None
+    vector_collapse: bool = False
+    resources: tuple[str, ...] = ()  # values marked ``mcp_resource``
+
+
+@dataclass(frozen=True)
+class DocsManifest:
+    """A loaded manifest. ``valid`` False means it broke the schema: it then governs its files with
+    the built-in default, and only its well-formed ``metadata``/``taxonomy`` keys count as facets."""
+
+    path: str  # posix, relative to the docs root
+    folder: str  # posix folder of the manifest relative to the root; "" for the root
+    valid: bool
+    strategy: Strategy | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict)
+    taxonomy: Mapping[str, TaxonomyEntry] = field(default_factory=dict)
+    instructions: str | None = None
+    embedding: Mapping[str, object] | None = None  # build's embedding settings (root manifest only)
+    overrides: tuple[Override, ...] = ()
+    facet_keys: tuple[str, ...] = ()  # metadata and taxonomy keys, also salvaged from invalid manifests
+
+    def settings_for(self, relative_path: str) -> FileSettings:
+        """Resolve the settings of a governed file (``relative_path`` relative to the docs root)."""
+        if not self.valid:
+            # The manifest's own error is the finding to fix; a default-strategy warning per file
+            # under it would only bury that error.
+            return FileSettings(strategy=Strategy(), metadata={}, strategy_explicit=True)
+        local = relative_path[len(self.folder) + 1 :] if self.folder else relative_path
+        strategy = self.strategy
+        metadata = dict(self.metadata)
+        for override in self.overrides:
+            if override.matches(local):
+                if override.strategy is not None:
+                    strategy = override.strategy
+                metadata.update(override.metadata)
+        return FileSettings(
+            strategy=strategy or Strategy(), metadata=metadata, strategy_explicit=strategy is not None
+        )
+
+
+@cache
+def manifest_schema() -> dict[str, Any]:
+    """The manifest JSON Schema shipped with the package (published at ``schemas/`` in the repo)."""
+    text = resources.files("docs_mcp.authoring").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return cast(dict[str, Any], json.loads(text))
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = manifest_schema()
+    validator_class = jsonschema.validators.validator_for(schema)
+    return cast(jsonschema.protocols.Validator, validator_class(schema))
+
+
+def json_path(path: Iterable[Any]) -> str:
+    """Render a jsonschema error path as ``overrides[2].strategy.chunk_by`` ("" for the root)."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif re.fullmatch(r"[A-Za-z_$][\w$-]*", str(part)):
+            out += f".{part}" if out else str(part)
+        else:
+            out += f"[{json.dumps(part)}]"
+    return out
+
+
+def schema_findings(data: object, path: str) -> list[Finding]:
+    """Check parsed manifest ``data`` against the schema; one error finding per violation."""
+    findings = []
+    errors = sorted(
+        _validator().iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
+    )
+    for error in errors:
+        where = json_path(error.absolute_path) or "(manifest root)"
+        schema_at = "/".join(str(p) for p in error.absolute_schema_path)
+        findings.append(
+            Finding(path, 0, "error", f"{where}: {error.message} (schema: {schema_at})", "invalid-manifest")
+        )
+    return findings
+
+
+def load_manifest(file: Path, relative_path: str) -> tuple[DocsManifest, list[Finding]]:
+    """Read and check the manifest ``file`` (``relative_path``: its posix path under the docs root).
+
+    Never raises for bad content: problems come back as ``invalid-manifest`` findings and the
+    returned manifest is then marked invalid.
+    """
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        message = f"cannot read manifest: {error.strerror or error}; check the file's permissions"
+        manifest, _ = parse_manifest(None, relative_path)
+        return manifest, [Finding(relative_path, 0, "error", message, "invalid-manifest")]
+    return parse_manifest(data, relative_path)
+
+
+def parse_manifest(data: bytes | None, relative_path: str) -> tuple[DocsManifest, list[Finding]]:
+    """Check the bytes of a manifest against the schema and build it; ``None`` (unreadable) gives
+    an invalid manifest. Never raises for bad content: problems are ``invalid-manifest`` findings."""
+    folder = str(PurePosixPath(relative_path).parent)
+    folder = "" if folder == "." else folder
+    broken = DocsManifest(relative_path, folder, valid=False)
+    if data is None:
+        return broken, []
+    try:
+        parsed = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        message = f"manifest is not UTF-8 (byte offset {error.start}); save it as UTF-8"
+        return broken, [Finding(relative_path, 0, "error", message, "invalid-manifest")]
+    except json.JSONDecodeError as error:
+        message = f"manifest is not valid JSON: {error.msg} at column {error.colno}"
+        return broken, [Finding(relative_path, error.lineno, "error", message, "invalid-manifest")]
+    findings = schema_findings(parsed, relative_path)
+    if findings:
+        salvaged = DocsManifest(relative_path, folder, valid=False, facet_keys=_salvage_facet_keys(parsed))
+        return salvaged, findings
+    return _build(cast(dict[str, Any], parsed), relative_path, folder), []
+
+
+def _salvage_facet_keys(data: object) -> tuple[str, ...]:
+    # Keys of a broken manifest still count as declared, so one typo elsewhere in it does not turn
+    # every metadata comment under it into an unknown-key error.
+    if not isinstance(data, dict):
+        return ()
+    keys: list[str] = []
+    for section in ("metadata", "taxonomy"):
+        value = data.get(section)
+        if isinstance(value, dict):
+            keys.extend(str(k) for k in value)
+    return tuple(dict.fromkeys(keys))
+
+
+def _strategy(raw: Mapping[str, Any] | None) -> Strategy | None:
+    if raw is None:
+        return None
+    return Strategy(**{k: raw[k] for k in ("chunk_by", "max_chunk_size", "min_chunk_size") if k in raw})
+
+
+def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
+    taxonomy: dict[str, TaxonomyEntry] = {}
+    for key, entry in data.get("taxonomy", {}).items():
+        properties = entry.get("properties")
+        taxonomy[key] = TaxonomyEntry(
+            values=tuple(properties) if properties is not None else None,
+            vector_collapse=bool(entry.get("vector_collapse", False)),
+            resources=tuple(v for v, p in (properties or {}).items() if p.get("mcp_resource")),
+        )
+    overrides = tuple(
+        Override(o["pattern"], _strategy(o.get("strategy")), dict(o.get("metadata", {})))
+        for o in data.get("overrides", [])
+    )
+    metadata = dict(data.get("metadata", {}))
+    keys = [*metadata, *taxonomy, *(k for o in overrides for k in o.metadata)]
+    return DocsManifest(
+        path=path,
+        folder=folder,
+        valid=True,
+        strategy=_strategy(data.get("strategy")),
+        metadata=metadata,
+        taxonomy=taxonomy,
+        instructions=data.get("mcpServerInstructions"),
+        embedding=data.get("embedding"),
+        overrides=overrides,
+        facet_keys=tuple(dict.fromkeys(keys)),
+    )
+
+
+@cache
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile a manifest glob: ``*``/``?`` stay inside one path segment, ``**`` spans folders
+    (``**/`` also matches no folder), ``[abc]`` is a class and ``{a,b}`` alternates. A leading
+    ``./`` or ``/`` is ignored: patterns are always relative to the manifest's folder."""
+    pattern = pattern.removeprefix("./").lstrip("/")
+    return re.compile(_glob_to_regex(pattern))
+
+
+def _glob_to_regex(pattern: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[" and (end := _class_end(pattern, i)) > 0:
+            body = pattern[i + 1 : end]
+            if body[:1] in ("!", "^"):
+                body = "^" + body[1:]
+            out.append("[" + body.replace("\\", "\\\\") + "]")
+            i = end + 1
+        elif c == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            options = pattern[i + 1 : end].split(",")
+            out.append("(?:" + "|".join(_glob_to_regex(o) for o in options) + ")")
+            i = end + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index of the ``]`` closing the class opened at ``start``, or -1 (then ``[`` is literal)."""
+    first = start + 1
+    if pattern[first : first + 1] in ("!", "^"):
+        first += 1
+    return pattern.find("]", first + 1)

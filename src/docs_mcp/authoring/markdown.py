@@ -1,0 +1,221 @@
+"""Markdown source -> a flat list of top-level blocks with 1-based source line ranges.
+
+One markdown-it-py parse (CommonMark + GFM tables + strikethrough + YAML front matter). The chunker
+never looks at tokens: it sees blocks (a heading, a paragraph, a list, a fenced code block, ...),
+each with its line range, its plain text for full-text search and the HTML comments it holds (where
+hints live). Line numbers are those of the source file: normalising a BOM and CRLF/CR endings does
+not change the line count.
+
+For speed the parse is block-level only (markdown-it's ``inline`` core rule is off and GFM tables
+use the faster rule of ``md_table.py``): the plain text of paragraphs, list items and table cells
+comes from their raw inline source (``inline_text.py``). Only heading texts, which become chunk ids,
+breadcrumbs and titles, go through markdown-it's inline parser, so ids are exactly CommonMark's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import cast
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from docs_mcp.authoring.inline_text import inline_comments, inline_plain_text
+from docs_mcp.authoring.md_table import ROWS_META_KEY, TableRow, table_rule
+
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_ONLY_COMMENTS = re.compile(r"\s*(?:<!--.*?-->\s*)+", re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
+_HINT_IN_CODE = re.compile(r"<!--\s*mcp_")
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An HTML comment outside code. ``standalone``: the comment is a whole top-level HTML block,
+    the only place a section hint or metadata comment can apply to the heading after it."""
+
+    line: int
+    body: str
+    standalone: bool
+
+
+@dataclass(frozen=True)
+class Block:
+    """One top-level block. ``kind`` is markdown-it's token type without ``_open`` (``heading``,
+    ``paragraph``, ``fence``, ``code_block``, ``table``, ``html_block``, ``bullet_list``, ...)."""
+
+    kind: str
+    start_line: int  # 1-based, inclusive
+    end_line: int  # 1-based, inclusive
+    text: str  # plain text, no markdown syntax
+    level: int = 0  # heading level 1-6; 0 for other blocks
+    comments: tuple[Comment, ...] = ()
+
+    @property
+    def is_heading(self) -> bool:
+        return self.kind == "heading"
+
+    @property
+    def is_comment_only(self) -> bool:
+        """An HTML block made of comments alone: it carries no content of its own."""
+        return self.kind == "html_block" and not self.text and bool(self.comments)
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    text: str  # the YAML between the fences
+    start_line: int  # line of the opening ``---``
+    end_line: int  # line of the closing fence
+
+
+@dataclass(frozen=True)
+class Document:
+    lines: Sequence[str]  # normalised source lines; ``lines[n - 1]`` is line n
+    blocks: list[Block]
+    front_matter: FrontMatter | None
+    body_start: int  # first line after the front matter (1 without front matter)
+    hints_in_code: list[int] = field(default_factory=list)  # lines of ``<!-- mcp_`` inside code
+
+
+def normalise(source: str) -> str:
+    """Drop a leading BOM and turn CRLF and lone CR into LF (the line count is unchanged)."""
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    return source.replace("\r\n", "\n").replace("\r", "\n")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+    md.block.ruler.at("table", table_rule, {"alt": ["paragraph", "reference"]})
+    # Block structure only: inline children are made on demand for headings (see _heading_text).
+    md.core.ruler.disable(["inline", "text_join"])
+    return md
+
+
+def parse(source: str) -> Document:
+    """Parse markdown ``source`` (BOM and line endings are normalised here). Raises nothing."""
+    text = normalise(source)
+    env: dict[str, object] = {}
+    tokens = _parser().parse(text, env)
+    lines = text.split("\n")
+    front_matter: FrontMatter | None = None
+    blocks: list[Block] = []
+    hints_in_code: list[int] = []
+    for start, end in _top_level_spans(tokens):
+        opening = tokens[start]
+        assert opening.map is not None
+        if opening.type == "front_matter":
+            first, last = opening.map[0] + 1, opening.map[1]
+            front_matter = FrontMatter(opening.content, first, last)
+            continue
+        block_tokens = tokens[start:end]
+        hints_in_code.extend(_hint_lines_in_code(block_tokens))
+        blocks.append(_make_block(block_tokens, env))
+    body_start = front_matter.end_line + 1 if front_matter else 1
+    return Document(lines, blocks, front_matter, body_start, hints_in_code)
+
+
+def _top_level_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """Index ranges ``[start, end)`` of the tokens of each top-level block."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    depth = 0
+    for index, token in enumerate(tokens):
+        if depth == 0:
+            start = index
+        depth += token.nesting
+        if depth == 0:
+            spans.append((start, index + 1))
+    return spans
+
+
+def _make_block(tokens: Sequence[Token], env: dict[str, object]) -> Block:
+    opening = tokens[0]
+    assert opening.map is not None
+    kind = opening.type.removesuffix("_open")
+    start_line, end_line = opening.map[0] + 1, max(opening.map[1], opening.map[0] + 1)
+    comments = tuple(_comments(tokens))
+    if kind == "heading":
+        return Block(kind, start_line, end_line, _heading_text(tokens[1], env), int(opening.tag[1]), comments)
+    references = cast("dict[str, object]", env.get("references", {}))
+    return Block(kind, start_line, end_line, plain_text(tokens, references), 0, comments)
+
+
+def _heading_text(inline: Token, env: dict[str, object]) -> str:
+    """A heading's text exactly as markdown-it's inline parser gives it (ids are made of it)."""
+    children: list[Token] = []
+    md = _parser()
+    md.inline.parse(inline.content, md, env, children)
+    return "\n".join(line.rstrip() for line in _inline_text(children).strip().split("\n"))
+
+
+def plain_text(tokens: Sequence[Token], references: Container[str] = ()) -> str:
+    """The words of a block without markdown syntax: inline text, code contents, table cells
+    (tab-separated, one row a line), HTML with its tags and comments removed. ``references``: the
+    normalised labels of the document's link reference definitions."""
+    parts: list[str] = []
+    for token in tokens:
+        if token.type == "inline":
+            parts.append(inline_plain_text(token.content, references))
+            parts.append("\n")
+        elif token.type == "table_open":
+            rows: list[TableRow] = token.meta[ROWS_META_KEY]
+            parts.extend(
+                "\t".join(inline_plain_text(cell, references) for cell in row.cells) + "\n" for row in rows
+            )
+        elif token.type in ("fence", "code_block"):
+            parts.append(token.content)
+        elif token.type == "html_block":
+            stripped = _TAG.sub(" ", _COMMENT.sub("", token.content)).strip()
+            if stripped:
+                parts.append(stripped + "\n")
+    return "\n".join(line.rstrip() for line in "".join(parts).strip().split("\n"))
+
+
+def _inline_text(children: Sequence[Token]) -> str:
+    out: list[str] = []
+    for child in children:
+        if child.type in ("text", "text_special", "code_inline"):
+            out.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            out.append("\n")
+        elif child.type == "image":
+            out.append(_inline_text(child.children or []))
+    return "".join(out)
+
+
+def _comments(tokens: Sequence[Token]) -> list[Comment]:
+    found: list[Comment] = []
+    for token in tokens:
+        if token.type == "html_block" and token.map is not None:
+            standalone = token.level == 0 and _ONLY_COMMENTS.fullmatch(token.content) is not None
+            for match in _COMMENT.finditer(token.content):
+                line = token.map[0] + 1 + token.content.count("\n", 0, match.start())
+                found.append(Comment(line, match.group(1), standalone))
+        elif token.type == "inline" and token.map is not None:
+            found.extend(
+                Comment(token.map[0] + 1 + offset, body, False)
+                for offset, body in inline_comments(token.content)
+            )
+        elif token.type == "table_open":
+            for row in token.meta[ROWS_META_KEY]:
+                for cell in row.cells:
+                    found.extend(Comment(row.line + 1, body, False) for _, body in inline_comments(cell))
+    return found
+
+
+def _hint_lines_in_code(tokens: Sequence[Token]) -> list[int]:
+    lines: list[int] = []
+    for token in tokens:
+        if token.type not in ("fence", "code_block") or token.map is None:
+            continue
+        first_content_line = token.map[0] + 1 + (1 if token.type == "fence" else 0)
+        for offset, line in enumerate(token.content.split("\n")):
+            if _HINT_IN_CODE.search(line):
+                lines.append(first_content_line + offset)
+    return lines

@@ -1,1 +1,0 @@
-"""Embedding providers behind one small interface, created by name from a registry."""

@@ -1,0 +1,1 @@
+"""Embedding providers behind one small contract, created by name from a registry, and their cache."""

@@ -1,0 +1,85 @@
+"""The one exception hierarchy of docs-mcp.
+
+    DocsMcpError                  base: a message saying what was wrong and what to do
+    ├── ConfigError               a bad option, flag or configuration value
+    ├── ValidationFailed          the docs did not validate; carries the findings
+    ├── IndexUnavailable               the index is missing, corrupt, or of an unsupported format
+    │   └── IndexCompatibilityError  index built with another provider/model/dimensions or format
+    ├── EmbeddingError            an embedding provider failed (auth, network, bad response)
+    ├── QueryError                a search or get request is invalid (bad filter, unknown chunk id)
+    │   └── ChunkNotFound         get of an id the index does not hold
+    └── CursorError               a pagination cursor is tampered, foreign or stale
+
+``Finding`` is one problem found in the docs, the record ``ValidationFailed`` carries.
+
+The CLI turns these into exit codes; the server turns them into tool errors. Library code raises,
+it never exits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in the docs: ``path:line: severity: message [rule]``."""
+
+    path: str
+    line: int  # 1-based; 0 when the finding concerns the whole file
+    severity: Severity
+    message: str
+    rule: str
+
+    def format(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.severity}: {self.message} [{self.rule}]"
+
+
+class DocsMcpError(Exception):
+    """Base class for every error docs-mcp raises on purpose."""
+
+
+class ConfigError(DocsMcpError):
+    """A bad option, flag or configuration value."""
+
+
+class ValidationFailed(DocsMcpError):
+    """The documentation did not validate; ``findings`` holds every error and warning."""
+
+    def __init__(self, message: str, findings: Sequence[Finding]) -> None:
+        super().__init__(message)
+        self.findings = list(findings)
+
+
+class IndexUnavailable(DocsMcpError):
+    """The index is missing, corrupt or unreadable."""
+
+
+class IndexCompatibilityError(IndexUnavailable):
+    """The index was built with another format, provider, model or dimensions."""
+
+
+class EmbeddingError(DocsMcpError):
+    """An embedding provider failed: authentication, network, or a bad response."""
+
+
+class QueryError(DocsMcpError):
+    """A search or get request is invalid."""
+
+
+class ChunkNotFound(QueryError):
+    """``get`` asked for a chunk id the index does not hold."""
+
+    def __init__(self, message: str, chunk_id: str, close_ids: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.chunk_id = chunk_id
+        self.close_ids = list(close_ids)
+
+
+class CursorError(DocsMcpError):
+    """A pagination cursor is tampered with, from another index or query, or stale."""

@@ -1,0 +1,153 @@
+"""The index manifest: what an index holds, written by ``build`` and read by everything that serves it.
+
+A small JSON file beside ``.lancedb``. It has no wall-clock fields, so two builds of the same docs
+with the same options write byte-identical manifests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
+
+MANIFEST_FILE = "docs-mcp-index.json"
+FORMAT_VERSION = 3  # 3: FTS with positions (phrase clauses); 2: FTS over `body` + `crumbs` (1: four columns)
+
+
+@dataclass(frozen=True)
+class EmbeddingInfo:
+    """The provider an index's vectors came from; the query embedder must match it."""
+
+    provider: str
+    model: str
+    dimensions: int
+
+
+@dataclass(frozen=True)
+class IndexManifest:
+    format_version: int
+    docs_mcp_version: str
+    description: str | None
+    instructions: str | None
+    facets: dict[str, list[str]]  # facet -> sorted values present in the index
+    embedding: EmbeddingInfo | None
+    chunk_count: int
+    file_count: int
+    content_hash: str
+    source_commit: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
+
+    @property
+    def identity(self) -> str:
+        """A stable id of this build: content, format, embedding and docs-mcp version, hashed."""
+        embedding = (
+            f"{self.embedding.provider}/{self.embedding.model}/{self.embedding.dimensions}"
+            if self.embedding
+            else "none"
+        )
+        key = f"{self.format_version}|{self.docs_mcp_version}|{self.content_hash}|{embedding}"
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def to_json(self) -> str:
+        """The manifest as pretty, key-sorted JSON ending in a newline (deterministic)."""
+        data: dict[str, Any] = {
+            "format_version": self.format_version,
+            "docs_mcp_version": self.docs_mcp_version,
+            "description": self.description,
+            "instructions": self.instructions,
+            "facets": {k: list(v) for k, v in sorted(self.facets.items())},
+            "embedding": (
+                {
+                    "provider": self.embedding.provider,
+                    "model": self.embedding.model,
+                    "dimensions": self.embedding.dimensions,
+                }
+                if self.embedding
+                else None
+            ),
+            "chunk_count": self.chunk_count,
+            "file_count": self.file_count,
+            "content_hash": self.content_hash,
+            "source_commit": self.source_commit,
+            **self.extra,
+        }
+        return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, where: str = "index manifest") -> IndexManifest:
+        """Parse a manifest. Raises ``IndexUnavailable`` when malformed, ``IndexCompatibilityError`` when
+        its format version is not one this docs-mcp reads."""
+        try:
+            data = json.loads(text)
+            if not isinstance(data, dict):
+                raise TypeError("not a JSON object")
+            version = data["format_version"]
+            if version != FORMAT_VERSION:
+                raise IndexCompatibilityError(
+                    f"{where} has format version {version}; this docs-mcp reads version {FORMAT_VERSION}. "
+                    "Rebuild the index with this docs-mcp: docs-mcp build --docs-dir DOCS --out OUT"
+                )
+            embedding = data["embedding"]
+            known = {
+                "format_version", "docs_mcp_version", "description", "instructions", "facets",
+                "embedding", "chunk_count", "file_count", "content_hash", "source_commit",
+            }  # fmt: skip
+            return cls(
+                format_version=int(version),
+                docs_mcp_version=str(data["docs_mcp_version"]),
+                description=data.get("description"),
+                instructions=data.get("instructions"),
+                facets={str(k): [str(v) for v in values] for k, values in _mapping(data["facets"]).items()},
+                embedding=(
+                    EmbeddingInfo(
+                        str(embedding["provider"]), str(embedding["model"]), int(embedding["dimensions"])
+                    )
+                    if embedding
+                    else None
+                ),
+                chunk_count=int(data["chunk_count"]),
+                file_count=int(data["file_count"]),
+                content_hash=str(data["content_hash"]),
+                source_commit=data.get("source_commit"),
+                extra={k: v for k, v in data.items() if k not in known},
+            )
+        except IndexCompatibilityError:
+            raise
+        except (ValueError, KeyError, TypeError) as error:
+            raise IndexUnavailable(
+                f"{where} is corrupt ({error}); rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+            ) from error
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError("facets is not an object")
+    return value
+
+
+def read_manifest(out_dir: Path) -> IndexManifest:
+    """The manifest of the index in ``out_dir``.
+
+    Raises ``IndexUnavailable`` if it is missing or corrupt, ``IndexCompatibilityError`` for another format.
+    """
+    path = Path(out_dir) / MANIFEST_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise IndexUnavailable(
+            f"no docs-mcp index at {str(out_dir)!r} ({MANIFEST_FILE} is missing); "
+            "create one with: docs-mcp build --docs-dir DOCS --out OUT"
+        ) from None
+    except OSError as error:
+        raise IndexUnavailable(f"cannot read {path}: {error}") from error
+    return IndexManifest.from_json(text, where=str(path))
+
+
+def write_manifest(out_dir: Path, manifest: IndexManifest) -> None:
+    """Write ``manifest`` into ``out_dir`` (a build's private temporary directory)."""
+    (Path(out_dir) / MANIFEST_FILE).write_text(manifest.to_json(), encoding="utf-8")

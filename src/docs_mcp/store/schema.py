@@ -1,0 +1,62 @@
+"""The layout of the ``chunks`` table: column names and the Arrow schema.
+
+Shared by the writer (build) and the reader (``DocsIndex``), so both agree on one definition; how chunks
+become rows is build's concern (``docs_mcp.build.rows``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import pyarrow as pa
+
+TABLE_NAME = "chunks"
+LANCEDB_DIR = ".lancedb"
+VECTOR_COLUMN = "vector"
+
+# Two full-text columns (their boosted BM25 scores are summed at query time; see SearchConfig):
+# - body: the chunk's text, its own heading, and the parts of their compound identifiers;
+# - crumbs: where the chunk sits: path words, page title, breadcrumb and heading (+ identifier parts).
+# Measured on claude-docs, these two score as well as four separate columns (text, split parts,
+# heading, crumbs) or better, and each column scored costs query time (see benchmarks/test_search.py).
+# ``text`` keeps the plain text for snippets; it is not indexed.
+FTS_BODY = "body"
+FTS_CRUMBS = "crumbs"
+FTS_COLUMNS: tuple[str, ...] = (FTS_BODY, FTS_CRUMBS)
+TEXT_COLUMN = "text"
+
+_FACET_PREFIX = "facet_"
+_UNSAFE = re.compile(r"[^a-z0-9]")
+
+
+def facet_column(name: str) -> str:
+    """The column holding facet ``name``: ``language`` -> ``facet_language``.
+
+    Every character outside ``[a-z0-9]`` is hex-escaped (``sdk-version`` -> ``facet_sdk_2d_version``),
+    so any facet name maps to a distinct column that needs no SQL quoting.
+    """
+    return _FACET_PREFIX + _UNSAFE.sub(lambda m: f"_{ord(m.group(0)):x}_", name)
+
+
+def table_schema(facet_names: Sequence[str], dimensions: int | None) -> pa.Schema:
+    """The Arrow schema of the ``chunks`` table for these facets and (optional) vector width."""
+    fields = [
+        pa.field("id", pa.string(), nullable=False),
+        pa.field("file_path", pa.string(), nullable=False),
+        pa.field("heading", pa.string(), nullable=False),
+        pa.field("breadcrumb", pa.list_(pa.string()), nullable=False),
+        pa.field("title", pa.string(), nullable=False),
+        pa.field("ordinal", pa.int32(), nullable=False),
+        pa.field("level", pa.int32(), nullable=False),
+        pa.field("start_line", pa.int32(), nullable=False),
+        pa.field("end_line", pa.int32(), nullable=False),
+        pa.field("markdown", pa.string(), nullable=False),
+        pa.field(TEXT_COLUMN, pa.string(), nullable=False),
+        pa.field(FTS_BODY, pa.string(), nullable=False),
+        pa.field(FTS_CRUMBS, pa.string(), nullable=False),
+    ]
+    fields.extend(pa.field(facet_column(name), pa.string(), nullable=True) for name in sorted(facet_names))
+    if dimensions is not None:
+        fields.append(pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), dimensions), nullable=False))
+    return pa.schema(fields)

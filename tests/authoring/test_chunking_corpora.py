@@ -1,0 +1,67 @@
+"""Chunking on real documentation: the labelled claude-docs set and the dub + mistral SDK corpora."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.authoring.chunking import ChunkedFile, chunk_file
+from docs_mcp.authoring.markdown import normalise
+from docs_mcp.authoring.model import FileSettings, Strategy
+
+
+def chunk_tree(root: Path, settings: FileSettings) -> list[tuple[str, str, ChunkedFile]]:
+    results = []
+    for file in sorted(root.rglob("*.md")):
+        path = file.relative_to(root).as_posix()
+        source = file.read_text(encoding="utf-8")
+        results.append((path, source, chunk_file(source, path, settings)))
+    return results
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Last line of a ``---`` front matter block (0 if none); parsing again would double the test time."""
+    if lines and lines[0].rstrip() == "---":
+        closing = next((n for n, line in enumerate(lines[1:], start=2) if line.rstrip() in ("---", "...")), 0)
+        return closing
+    return 0
+
+
+def assert_no_content_lost(path: str, source: str, result: ChunkedFile) -> None:
+    lines = normalise(source).split("\n")
+    owned: set[int] = set()
+    for chunk in result.chunks:
+        span = set(range(chunk.start_line, chunk.end_line + 1))
+        assert not span & owned, f"{path}: {chunk.id} overlaps another chunk"
+        owned |= span
+    first = front_matter_end(lines) + 1
+    lost = [n for n, line in enumerate(lines, start=1) if n >= first and line.strip() and n not in owned]
+    assert not lost, f"{path}: lines {lost[:5]} are in no chunk"
+    ids = [chunk.id for chunk in result.chunks]
+    assert len(ids) == len(set(ids)), f"{path}: duplicate chunk ids"
+
+
+def test_claude_docs_gold_ids_all_exist_when_chunked_at_h2(evaldata_dir: Path) -> None:
+    corpus = evaldata_dir / "claude-docs" / "corpus"
+    results = chunk_tree(corpus, FileSettings(strategy=Strategy(chunk_by="h2")))
+    produced = {chunk.id for _, _, result in results for chunk in result.chunks}
+    queries = (evaldata_dir / "claude-docs" / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    gold = {chunk_id for line in queries for chunk_id in json.loads(line)["relevant"]}
+    assert len(gold) > 100
+    assert sorted(gold - produced) == []
+    for path, source, result in results:
+        assert_no_content_lost(path, source, result)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(120)
+def test_every_corpora_file_chunks_with_unique_ids_and_no_lost_content(evaldata_dir: Path) -> None:
+    results = chunk_tree(evaldata_dir / "corpora", FileSettings())
+    assert len(results) == 3958
+    for path, source, result in results:
+        assert_no_content_lost(path, source, result)
+        # Real SDK docs carry no hints: the only possible finding is a block too big to split.
+        assert {finding.rule for finding in result.findings} <= {"oversized-chunk"}, path
+    assert sum(len(result.chunks) for _, _, result in results) > 3958

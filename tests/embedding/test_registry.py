@@ -1,0 +1,77 @@
+"""Providers are created by name from one registry; built-ins register like any other provider."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import pytest
+
+from docs_mcp.embedding import provider as registry
+from docs_mcp.embedding.hash import HashProvider
+from docs_mcp.embedding.provider import (
+    EmbeddingProvider,
+    create_provider,
+    provider_names,
+    register_provider,
+)
+from docs_mcp.errors import ConfigError
+
+
+class ConstantProvider:
+    name = "constant"
+    model = "constant-v1"
+
+    def __init__(self, dimensions: int = 3) -> None:
+        self.dimensions = dimensions
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0] * self.dimensions for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0] * self.dimensions
+
+
+def test_none_means_no_provider_at_all() -> None:
+    assert create_provider("none") is None
+
+
+def test_every_builtin_is_selectable_by_name() -> None:
+    assert {"none", "hash", "openai", "local"} <= set(provider_names())
+
+
+def test_a_registered_provider_is_created_with_the_options_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._REGISTRY, "constant", ConstantProvider)
+
+    created = create_provider("constant", dimensions=5, model=None)
+
+    assert isinstance(created, EmbeddingProvider)
+    assert created.embed_query("q") == [1.0] * 5
+    assert "constant" in provider_names()
+
+
+def test_register_provider_replaces_an_earlier_registration(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry._REGISTRY, "hash", HashProvider)
+    register_provider("hash", ConstantProvider)
+
+    assert isinstance(create_provider("hash"), ConstantProvider)
+
+
+def test_hash_is_created_by_name_with_its_options() -> None:
+    created = create_provider("hash", dimensions=16, batch_size=None)
+
+    assert isinstance(created, HashProvider) and created.dimensions == 16
+
+
+def test_an_unknown_name_lists_the_choices() -> None:
+    with pytest.raises(ConfigError, match="choose one of: hash, local, none, openai"):
+        create_provider("cohere")
+
+
+def test_a_provider_whose_extra_is_missing_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(registry._REGISTRY, "local", raising=False)
+    monkeypatch.delitem(sys.modules, "docs_mcp.embedding.local", raising=False)
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if the extra were not installed
+
+    with pytest.raises(ConfigError, match=r"pip install 'docs-mcp\[local\]'"):
+        create_provider("local")
