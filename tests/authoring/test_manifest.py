@@ -28,7 +28,9 @@ def _parse(data: object, path: str = ".docs-mcp.json") -> tuple[DocsManifest, li
 
 def test_published_schema_is_byte_identical_to_the_packaged_one() -> None:
     published = (REPO_ROOT / "schemas" / "docs-mcp.schema.json").read_bytes()
-    packaged = (REPO_ROOT / "src" / "docs_mcp" / "authoring" / "schemas" / "docs-mcp.schema.json").read_bytes()
+    packaged = (
+        REPO_ROOT / "src" / "docs_mcp" / "authoring" / "schemas" / "docs-mcp.schema.json"
+    ).read_bytes()
     assert published == packaged
     assert manifest_schema() == json.loads(packaged)
 

@@ -14,7 +14,7 @@ from index_fixtures import write_docs
 from docs_mcp.build.pipeline import BuildOptions, BuildProgress, build
 from docs_mcp.embedding import provider as provider_module
 from docs_mcp.embedding.hash import HashProvider
-from docs_mcp.embedding.provider import register_provider
+from docs_mcp.embedding.provider import EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError, ValidationFailed
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
@@ -82,12 +82,12 @@ def test_a_rebuild_replaces_the_index_and_leaves_no_staging_folder(tmp_path: Pat
 class _BrokenProvider(HashProvider):
     name = "broken-for-tests"
 
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:  # type: ignore[override]
+    def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         raise EmbeddingError("invalid API key")
 
 
 def test_a_failed_build_leaves_the_previous_index_serving(tmp_path: Path, isolated_registry: None) -> None:
-    register_provider("broken-for-tests", _BrokenProvider)
+    register_provider("broken-for-tests", _BrokenProvider.create)
     docs = write_docs(tmp_path / "docs")
     build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
     before = (tmp_path / "out" / MANIFEST_FILE).read_bytes()
@@ -112,7 +112,7 @@ def test_an_option_the_provider_does_not_take_is_a_config_error(tmp_path: Path) 
                 docs_dir=write_docs(tmp_path / "docs"),
                 out=tmp_path / "out",
                 embedding_provider="hash",
-                embedding_base_url="http://127.0.0.1:9",
+                embedding=EmbeddingSettings(base_url="http://127.0.0.1:9"),
             )
         )
 
@@ -124,7 +124,7 @@ def test_progress_reports_files_chunks_embedding_batches_and_done(tmp_path: Path
             docs_dir=write_docs(tmp_path / "docs"),
             out=tmp_path / "out",
             embedding_provider="hash",
-            embedding_batch_size=2,
+            embedding=EmbeddingSettings(batch_size=2),
             progress=events.append,
         )
     )
@@ -153,7 +153,9 @@ def test_an_embedding_flag_wins_over_the_manifest_and_drops_its_other_providers_
     _configure_embedding(docs, {"provider": "hash", "dimensions": 16})
     none = build(BuildOptions(docs_dir=docs, out=tmp_path / "none", embedding_provider="none"))
     assert none.manifest.embedding is None
-    wider = build(BuildOptions(docs_dir=docs, out=tmp_path / "wide", embedding_dimensions=32))
+    wider = build(
+        BuildOptions(docs_dir=docs, out=tmp_path / "wide", embedding=EmbeddingSettings(dimensions=32))
+    )
     assert wider.manifest.embedding is not None and wider.manifest.embedding.dimensions == 32
 
 
@@ -162,11 +164,7 @@ class _ConcurrentHash(HashProvider):
 
     calls: ClassVar[list[int]] = []
 
-    def __init__(self, batch_size: int = 2, concurrency: int = 3, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
-        self.batch_size, self.concurrency = batch_size, concurrency
-
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         _ConcurrentHash.calls.append(len(texts))
         return super().embed_documents(texts)
 
@@ -174,7 +172,7 @@ class _ConcurrentHash(HashProvider):
 def test_each_provider_call_gets_a_batch_for_every_concurrent_request(
     tmp_path: Path, isolated_registry: None
 ) -> None:
-    register_provider("concurrent-hash", _ConcurrentHash)
+    register_provider("concurrent-hash", lambda _settings: _ConcurrentHash(batch_size=2, concurrency=3))
     _ConcurrentHash.calls = []
     result = build(
         BuildOptions(

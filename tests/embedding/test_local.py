@@ -14,7 +14,7 @@ from docs_mcp.embedding.local import (
     find_tokenizer,
     model_identity,
 )
-from docs_mcp.embedding.provider import create_provider
+from docs_mcp.embedding.provider import EmbeddingSettings, create_provider
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(60)
@@ -81,13 +81,13 @@ def test_the_identity_names_the_model_its_package_and_input_length(provider: Loc
 def test_a_provider_recreated_from_a_recorded_identity_matches_it() -> None:
     recorded = LocalProvider(max_tokens=256).model
 
-    recreated = create_provider("local", model=recorded, dimensions=384)
+    recreated = create_provider("local", EmbeddingSettings(model=recorded, dimensions=384))
 
     assert recreated is not None and recreated.model == recorded
 
 
 def test_options_the_build_passes_are_accepted(provider: LocalProvider) -> None:
-    created = create_provider("local", batch_size=4, concurrency=1)
+    created = create_provider("local", EmbeddingSettings(batch_size=4, concurrency=1))
 
     assert created is not None
     assert np.allclose(created.embed_documents(["x y z"]), provider.embed_documents(["x y z"]), atol=1e-5)

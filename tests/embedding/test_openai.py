@@ -16,7 +16,7 @@ from docs_mcp.embedding.openai import (
     estimate_tokens,
     truncate_to_tokens,
 )
-from docs_mcp.embedding.provider import create_provider
+from docs_mcp.embedding.provider import EmbeddingSettings, create_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
 
 pytestmark = pytest.mark.timeout(30)
@@ -204,9 +204,10 @@ def test_an_unknown_model_needs_its_dimensions() -> None:
         OpenAIProvider(model="nomic-embed-text", api_key="k")
 
 
-def test_the_provider_is_created_by_name(server: FakeOpenAIServer) -> None:
+def test_the_provider_is_created_by_name(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", VALID_KEY)
     provider = create_provider(
-        "openai", base_url=server.base_url, api_key=VALID_KEY, dimensions=8, batch_size=2
+        "openai", EmbeddingSettings(base_url=server.base_url, dimensions=8, batch_size=2)
     )
 
     assert isinstance(provider, OpenAIProvider)
@@ -244,8 +245,7 @@ def test_a_build_with_a_rejected_key_fails_and_leaves_the_previous_index_untouch
         docs_dir=docs,
         out=out,
         embedding_provider="openai",
-        embedding_base_url=server.base_url,
-        embedding_dimensions=8,
+        embedding=EmbeddingSettings(base_url=server.base_url, dimensions=8),
         cache_dir=tmp_path / "cache",
     )
     monkeypatch.setenv("OPENAI_API_KEY", VALID_KEY)

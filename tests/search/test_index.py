@@ -92,8 +92,6 @@ def test_sql_hostile_facet_values_filter_exactly(index: DocsIndex) -> None:
         "back\\slash \\\\ paths",
         "ünïcode",
         '"unbalanced',
-        "",
-        "   ",
         "AND OR NOT *",
     ],
 )
@@ -101,6 +99,18 @@ def test_sql_hostile_queries_search_without_error(index: DocsIndex, query: str) 
     page = index.search(SearchRequest(query, mode="fulltext"))
     assert page.mode == "fulltext"
     assert all(hit.chunk_id for hit in page.hits)
+
+
+@pytest.mark.parametrize("query", ["", "   ", "x" * 1001])
+def test_a_blank_or_overlong_query_is_refused_before_it_reaches_the_index(query: str) -> None:
+    with pytest.raises(QueryError, match="query"):
+        SearchRequest(query)
+
+
+@pytest.mark.parametrize(("limit", "offset"), [(0, 0), (51, 0), (10, -1), (True, 0)])
+def test_a_page_outside_the_limits_is_refused_when_the_request_is_made(limit: int, offset: int) -> None:
+    with pytest.raises(QueryError, match=r"limit|offset"):
+        SearchRequest("retries", limit=limit, offset=offset)
 
 
 def test_hostile_query_text_still_finds_its_words(index: DocsIndex) -> None:

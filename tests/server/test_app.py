@@ -71,7 +71,10 @@ async def test_search_returns_hits_as_structured_content_and_the_same_as_text(cl
     assert page["mode"] in ("fulltext", "hybrid", "vector")
     text = result.content[0].text  # type: ignore[union-attr]
     for hit in page["hits"]:
-        assert set(hit) == {"chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score"}
+        assert set(hit) == {
+            "chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score",
+            "position", "total", "position_label",
+        }  # fmt: skip
         # language filter plus the auto-included global guides, nothing from another SDK
         assert hit["facets"].get("language") == "python" or hit["facets"].get("scope") == "global-guide"
         assert hit["chunk_id"] in text

@@ -36,16 +36,3 @@ def test_a_query_keeps_its_words_and_gains_the_parts_of_its_identifiers() -> Non
 def test_splitting_hostile_text_never_raises() -> None:
     assert split_identifiers("'; DROP TABLE chunks; -- \\ ünïcodeÜber") == ""
     assert split_identifiers("\x00\uffff") == ""
-
-
-def test_query_phrases_pair_adjacent_content_words_only() -> None:
-    from docs_mcp.store.identifiers import query_phrases
-
-    assert query_phrases("How do I set the system prompt for Claude?", 8) == ["system prompt"]
-    # A stop word between two words breaks the pair; repeated pairs are given once, in order.
-    assert query_phrases("retry timeout or retry timeout for a page token", 8) == [
-        "retry timeout",
-        "page token",
-    ]
-    assert query_phrases("content_block_delta event", 2) == ["content block", "block delta"]
-    assert query_phrases("what is it", 8) == []

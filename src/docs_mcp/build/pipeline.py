@@ -1,32 +1,30 @@
 """``build``: validate and chunk a docs folder, embed it, and write the index atomically.
 
-The index is written into a private temporary folder beside ``OUT`` and swapped in at the end
-(an atomic exchange on Linux), so an interrupted or failed build leaves the previous index
-untouched and usable, and a validation error writes nothing at all.
+The index is written into a private staging folder beside ``OUT`` and swapped in at the end
+(an atomic exchange on Linux, see ``swap.py``), so an interrupted or failed build leaves the previous
+index untouched and usable, and a validation error writes nothing at all.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import re
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from docs_mcp import __version__
 from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.authoring.model import Chunk
+from docs_mcp.build.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.build.rows import chunk_rows
-from docs_mcp.build.swap import exchange_dirs, pid_alive
+from docs_mcp.build.swap import new_staging_dir, swap_in
 from docs_mcp.build.writer import write_index
-from docs_mcp.embedding.cache import CachingProvider
-from docs_mcp.embedding.provider import EmbeddingProvider, create_provider
-from docs_mcp.errors import ConfigError, EmbeddingError, Finding, ValidationFailed
+from docs_mcp.embedding.provider import EmbeddingSettings
+from docs_mcp.errors import ConfigError, Finding, ValidationFailed
 from docs_mcp.store.manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,
@@ -35,11 +33,10 @@ from docs_mcp.store.manifest import (
     write_manifest,
 )
 
+__all__ = ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"]
+
 Stage = Literal["files", "chunks", "estimate", "embedding", "writing", "done"]
 CACHE_DIR_NAME = ".docs-mcp-cache"
-DEFAULT_BATCH_SIZE = 64
-_BUILDING = ".building-"
-_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
 
 
 @dataclass(frozen=True)
@@ -58,12 +55,8 @@ class BuildOptions:
     out: Path
     description: str | None = None
     embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
-    embedding_model: str | None = None
-    embedding_dimensions: int | None = None
-    embedding_batch_size: int | None = None
-    embedding_concurrency: int | None = None
-    embedding_base_url: str | None = None
-    cache_dir: Path | None = None  # default OUT/.docs-mcp-cache, when the cache is available
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)  # over the manifest's
+    cache_dir: Path | None = None  # default OUT/.docs-mcp-cache
     progress: Callable[[BuildProgress], None] | None = None
 
 
@@ -108,42 +101,42 @@ def build(options: BuildOptions) -> BuildResult:
         )
     chunks = corpus.chunks
     report(BuildProgress("chunks", len(chunks), len(chunks), f"{len(corpus.files)} files"))
-    name, settings = embedding_settings(options, corpus.embedding)
-    provider = _provider(name, settings)
+    name, settings = resolve_settings(options.embedding_provider, options.embedding, corpus.embedding)
     cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    provider = make_provider(name, settings, cache_dir)
     vectors = None
     if provider is not None:
-        _report_cost(provider, chunks, report)
-        slice_size = _slice_size(provider, settings.get("batch_size"))
-        provider = CachingProvider(provider, cache_dir)
-        vectors = _embed(provider, chunks, slice_size, report)
+        cost = cost_line(provider, chunks)
+        if cost is not None:
+            report(BuildProgress("estimate", len(chunks), len(chunks), cost))
+        vectors = embed_chunks(
+            provider,
+            chunks,
+            lambda done, total: report(BuildProgress("embedding", done, total, provider.model)),
+        )
     facets = _facets(chunks)
+    embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
     manifest = IndexManifest(
         format_version=FORMAT_VERSION,
         docs_mcp_version=__version__,
         description=options.description,
         instructions=corpus.instructions,
         facets=facets,
-        embedding=EmbeddingInfo(provider.name, provider.model, int(provider.dimensions))
-        if provider
-        else None,
+        embedding=embedding,
         chunk_count=len(chunks),
         file_count=len(corpus.files),
         content_hash=corpus.content_hash,
         source_commit=_source_commit(Path(options.docs_dir)),
     )
     report(BuildProgress("writing", 0, None, str(out)))
-    _clean_stale(out)
-    staging = out.parent / f".{out.name}{_BUILDING}{os.getpid()}"
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging = new_staging_dir(out)
     try:
         write_index(staging, chunk_rows(chunks, facets, vectors), sorted(facets))
         write_manifest(staging, manifest)
         if options.cache_dir is None and cache_dir.is_dir():
             # The default cache lives inside OUT: carry it into the new index before the swap.
             shutil.move(str(cache_dir), str(staging / CACHE_DIR_NAME))
-        _swap_in(staging, out)
+        swap_in(staging, out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started
@@ -156,8 +149,8 @@ def build(options: BuildOptions) -> BuildResult:
         seconds=seconds,
         warnings=corpus.warnings,
         embedded=len(chunks) if provider else 0,
-        cache_hits=getattr(provider, "hits", None),
-        cache_misses=getattr(provider, "misses", None),
+        cache_hits=provider.hits if provider else None,
+        cache_misses=provider.misses if provider else None,
     )
 
 
@@ -179,91 +172,6 @@ def _facets(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
     return {key: sorted(found) for key, found in sorted(values.items())}
 
 
-def embedding_settings(
-    options: BuildOptions, configured: Mapping[str, object] | None
-) -> tuple[str, dict[str, Any]]:
-    """The provider name and its options: flags over the root manifest's ``embedding`` key.
-
-    The manifest's options apply only to the provider it names, so ``--embedding-provider local``
-    on a docs folder configured for openai does not inherit openai's model.
-    """
-    configured = dict(configured or {})
-    configured_name = str(configured.pop("provider", "none"))
-    name = options.embedding_provider or configured_name
-    base: dict[str, Any] = configured if name == configured_name else {}
-    flags: dict[str, Any] = {
-        "model": options.embedding_model,
-        "dimensions": options.embedding_dimensions,
-        "batch_size": options.embedding_batch_size,
-        "concurrency": options.embedding_concurrency,
-        "base_url": options.embedding_base_url,
-    }
-    return name, base | {key: value for key, value in flags.items() if value is not None}
-
-
-def _provider(name: str, settings: Mapping[str, Any]) -> EmbeddingProvider | None:
-    if name == "none":
-        return None
-    given = dict(settings)
-    while True:
-        try:
-            return create_provider(name, **given)
-        except TypeError as error:
-            # A provider that does not take an option: batch size is ours anyway, others are errors.
-            match = _UNEXPECTED.search(str(error))
-            if match is None:
-                raise
-            if match.group(1) != "batch_size":
-                flag = "--embedding-" + match.group(1).replace("_", "-")
-                raise ConfigError(f"embedding provider {name!r} does not take {flag}") from error
-            del given["batch_size"]
-
-
-def _report_cost(
-    provider: EmbeddingProvider, chunks: Sequence[Chunk], report: Callable[[BuildProgress], None]
-) -> None:
-    """Before a paid run, say what it may cost (an upper bound: cached chunks cost nothing)."""
-    if provider.name != "openai":
-        return
-    from docs_mcp.embedding.openai import estimate_cost
-
-    tokens, usd = estimate_cost([chunk.embedding_input for chunk in chunks], provider.model)
-    detail = f"{provider.model}: at most ~{tokens:,} tokens, ~${usd:.2f} before cache hits"
-    report(BuildProgress("estimate", len(chunks), len(chunks), detail))
-
-
-def _slice_size(provider: EmbeddingProvider, batch_size: object) -> int:
-    """Texts per ``embed_documents`` call: one request's batch for each request the provider runs
-    at once, so a provider with ``concurrency`` N really has N requests in flight."""
-    per_request = int(str(batch_size or getattr(provider, "batch_size", DEFAULT_BATCH_SIZE)))
-    if per_request < 1:
-        raise ConfigError(f"--embedding-batch-size must be at least 1 (got {per_request})")
-    return per_request * max(1, int(getattr(provider, "concurrency", 1)))
-
-
-def _embed(
-    provider: CachingProvider,
-    chunks: Sequence[Chunk],
-    batch_size: int,
-    report: Callable[[BuildProgress], None],
-) -> list[list[float]]:
-    vectors: list[list[float]] = []
-    total = len(chunks)
-    report(BuildProgress("embedding", 0, total, provider.model))
-    for start in range(0, total, batch_size):
-        batch_chunks = chunks[start : start + batch_size]
-        batch = [chunk.embedding_input for chunk in batch_chunks]
-        got = provider.embed_documents(batch, labels=[chunk.id for chunk in batch_chunks])
-        if len(got) != len(batch) or any(len(v) != provider.dimensions for v in got):
-            raise EmbeddingError(
-                f"embedding provider {provider.name!r} returned {len(got)} vectors for {len(batch)} inputs "
-                f"or vectors not of {provider.dimensions} dimensions"
-            )
-        vectors.extend(got)
-        report(BuildProgress("embedding", len(vectors), total, provider.model))
-    return vectors
-
-
 def _source_commit(docs_dir: Path) -> str | None:
     """The git commit checked out in ``docs_dir``, or None when it is not in a git work tree."""
     with contextlib.suppress(OSError, subprocess.SubprocessError):
@@ -278,21 +186,3 @@ def _source_commit(docs_dir: Path) -> str | None:
         if done.returncode == 0 and len(commit) in (40, 64):
             return commit
     return None
-
-
-def _clean_stale(out: Path) -> None:
-    """Remove staging folders of builds that died (their process is gone)."""
-    prefix = f".{out.name}{_BUILDING}"
-    if not out.parent.is_dir():
-        return
-    for entry in out.parent.iterdir():
-        pid = entry.name[len(prefix) :]
-        if entry.name.startswith(prefix) and pid.isdigit() and not pid_alive(int(pid)):
-            shutil.rmtree(entry, ignore_errors=True)
-
-
-def _swap_in(staging: Path, out: Path) -> None:
-    if out.exists():
-        exchange_dirs(staging, out)  # `staging` now holds the previous index; the caller removes it
-    else:
-        os.replace(staging, out)

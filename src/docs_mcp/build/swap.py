@@ -1,10 +1,15 @@
-"""Swapping a freshly built folder into place atomically, and telling dead builders from live ones."""
+"""Swapping a freshly built folder into place atomically, and cleaning up after builds that died.
+
+A build writes into a private staging folder beside ``OUT`` (``.OUT.building-PID``) and exchanges it
+with ``OUT`` at the end, so an interrupted or failed build leaves the previous index untouched.
+"""
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -54,3 +59,34 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+_BUILDING = ".building-"
+
+
+def new_staging_dir(out: Path) -> Path:
+    """A fresh, empty staging folder for a build of ``out`` (stale ones of dead builds are removed)."""
+    _clean_stale(out)
+    staging = out.parent / f".{out.name}{_BUILDING}{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    return staging
+
+
+def swap_in(staging: Path, out: Path) -> None:
+    """Make ``staging``'s content the content of ``out``; ``staging`` then holds the old index (if any)."""
+    if out.exists():
+        exchange_dirs(staging, out)
+    else:
+        os.replace(staging, out)
+
+
+def _clean_stale(out: Path) -> None:
+    """Remove staging folders of builds that died (their process is gone)."""
+    prefix = f".{out.name}{_BUILDING}"
+    if not out.parent.is_dir():
+        return
+    for entry in out.parent.iterdir():
+        pid = entry.name[len(prefix) :]
+        if entry.name.startswith(prefix) and pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)

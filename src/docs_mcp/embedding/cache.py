@@ -14,7 +14,6 @@ processes may share a cache directory: each writes segments under fresh names.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import struct
 import threading
@@ -25,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from docs_mcp.embedding.provider import EmbeddingProvider
+from docs_mcp.embedding.provider import CostEstimate, EmbeddingProvider
 
 _MAGIC = b"DMCPEMB1"
 _HEADER = struct.Struct("<8sII")  # magic, count, dimensions
@@ -142,10 +141,11 @@ class CachingProvider:
         self.name = inner.name
         self.model = inner.model
         self.dimensions = inner.dimensions
+        self.batch_size = inner.batch_size
+        self.concurrency = inner.concurrency
         self.store = VectorStore(Path(cache_dir))
         self.hits = 0
         self.misses = 0
-        self._inner_takes_labels = "labels" in inspect.signature(inner.embed_documents).parameters
 
     def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         """Cached vectors for ``texts``, embedding (in input order) only the ones not cached yet."""
@@ -156,11 +156,8 @@ class CachingProvider:
         first_of: dict[bytes, int] = {}
         to_embed = [i for i in missing if first_of.setdefault(keys[i], i) == i]
         if to_embed:
-            miss_texts = [texts[i] for i in to_embed]
-            if labels is not None and self._inner_takes_labels:
-                fresh = self.inner.embed_documents(miss_texts, labels=[labels[i] for i in to_embed])  # type: ignore[call-arg]
-            else:
-                fresh = self.inner.embed_documents(miss_texts)
+            miss_labels = [labels[i] for i in to_embed] if labels is not None else None
+            fresh = self.inner.embed_documents([texts[i] for i in to_embed], labels=miss_labels)
             self.store.put_many([keys[i] for i in to_embed], fresh, self.dimensions)
             for i, vector in zip(to_embed, fresh, strict=True):
                 vectors[i] = list(vector)
@@ -173,3 +170,7 @@ class CachingProvider:
     def embed_query(self, text: str) -> list[float]:
         """The inner provider's query vector (not cached: queries are cheap and rarely repeat)."""
         return self.inner.embed_query(text)
+
+    def estimate_cost(self, texts: Sequence[str]) -> CostEstimate | None:
+        """The inner provider's estimate for all of ``texts`` (an upper bound: hits cost nothing)."""
+        return self.inner.estimate_cost(texts)

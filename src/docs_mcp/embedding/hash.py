@@ -11,18 +11,37 @@ import math
 import re
 from collections.abc import Sequence
 
-from docs_mcp.embedding.provider import register_provider
+from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 
 _WORD = re.compile(r"\w+")
+DEFAULT_MODEL = "hash-bow-v1"
 DEFAULT_DIMENSIONS = 64
+DEFAULT_BATCH_SIZE = 64
 
 
 class HashProvider:
     name = "hash"
 
-    def __init__(self, model: str = "hash-bow-v1", dimensions: int = DEFAULT_DIMENSIONS) -> None:
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        dimensions: int = DEFAULT_DIMENSIONS,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        concurrency: int = 1,
+    ) -> None:
         self.model = model
         self.dimensions = int(dimensions)
+        self.batch_size = int(batch_size)
+        self.concurrency = int(concurrency)
+
+    @classmethod
+    def create(cls, settings: EmbeddingSettings) -> HashProvider:
+        return cls(
+            model=settings.model or DEFAULT_MODEL,
+            dimensions=settings.dimensions or DEFAULT_DIMENSIONS,
+            batch_size=settings.batch_size or DEFAULT_BATCH_SIZE,
+            concurrency=settings.concurrency or 1,
+        )
 
     def _embed(self, text: str) -> list[float]:
         vector = [0.0] * self.dimensions
@@ -33,11 +52,14 @@ class HashProvider:
         norm = math.sqrt(sum(v * v for v in vector)) or 1.0
         return [v / norm for v in vector]
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         return [self._embed(text) for text in texts]
 
     def embed_query(self, text: str) -> list[float]:
         return self._embed(text)
 
+    def estimate_cost(self, texts: Sequence[str]) -> CostEstimate | None:
+        return None
 
-register_provider("hash", HashProvider)
+
+register_provider("hash", HashProvider.create)

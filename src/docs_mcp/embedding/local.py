@@ -25,7 +25,7 @@ import numpy as np
 import onnxruntime
 import tokenizers
 
-from docs_mcp.embedding.provider import register_provider
+from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
@@ -129,10 +129,12 @@ class LocalProvider:
     """all-MiniLM-L6-v2 int8 on onnxruntime: 384 dimensions, inputs cut at ``max_tokens`` tokens.
 
     ``model`` may be the short name or an identity an index recorded (its ``max_tokens`` is then
-    used); ``concurrency`` is an alias for ``threads``. Raises ``ConfigError`` for bad options.
+    used). It runs one batch at a time (``concurrency`` 1); ``threads`` are onnxruntime's (0: one per
+    core). Raises ``ConfigError`` for bad options.
     """
 
     name = "local"
+    concurrency = 1
 
     def __init__(
         self,
@@ -140,8 +142,7 @@ class LocalProvider:
         dimensions: int = DIMENSIONS,
         max_tokens: int | None = None,
         batch_size: int = 16,
-        threads: int | None = None,
-        concurrency: int | None = None,
+        threads: int = 0,
         tokenizer_path: str | None = None,
     ) -> None:
         match = _IDENTITY.match(model)
@@ -157,17 +158,30 @@ class LocalProvider:
             raise ConfigError("the embedding batch size must be positive")
         self.max_tokens = int(max_tokens)
         self.batch_size = int(batch_size)
-        self.threads = int(threads if threads is not None else concurrency if concurrency is not None else 0)
+        self.threads = int(threads)
         self.model = model_identity(self.max_tokens)
         self.dimensions = DIMENSIONS
         self._model_path = model_path()
         self._tokenizer_path = find_tokenizer(tokenizer_path)
 
+    @classmethod
+    def create(cls, settings: EmbeddingSettings) -> LocalProvider:
+        """The provider for a build's settings; ``concurrency`` there sets onnxruntime's threads."""
+        return cls(
+            model=settings.model or MODEL_NAME,
+            dimensions=settings.dimensions or DIMENSIONS,
+            batch_size=settings.batch_size or 16,
+            threads=settings.concurrency or 0,
+        )
+
     def __repr__(self) -> str:
         return f"LocalProvider(model={self.model!r})"
 
+    def estimate_cost(self, texts: Sequence[str]) -> CostEstimate | None:
+        return None  # on this machine: no tokens billed
+
     def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
-        """Vectors for ``texts`` in input order (``labels`` is accepted for symmetry and unused).
+        """Vectors for ``texts`` in input order (inputs are cut at ``max_tokens``; ``labels`` go unused).
 
         Raises ``EmbeddingError`` if onnxruntime fails.
         """
@@ -214,4 +228,4 @@ class LocalProvider:
         return normalised
 
 
-register_provider("local", LocalProvider)
+register_provider("local", LocalProvider.create)

@@ -27,7 +27,7 @@ from urllib.parse import urlparse
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from docs_mcp.embedding.provider import register_provider
+from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
 
 logger = logging.getLogger(__name__)
@@ -169,6 +169,17 @@ class OpenAIProvider:
         native = NATIVE_DIMENSIONS.get(model)
         self._send_dimensions = model.startswith("text-embedding-3") and self.dimensions != native
         self._client = openai.OpenAI(api_key=key, base_url=base_url, timeout=float(timeout), max_retries=0)
+
+    @classmethod
+    def create(cls, settings: EmbeddingSettings) -> OpenAIProvider:
+        """The provider for a build's settings (the key from ``OPENAI_API_KEY``)."""
+        options = {name: getattr(settings, name) for name in settings.given()}
+        return cls(**options)
+
+    def estimate_cost(self, texts: Sequence[str]) -> CostEstimate | None:
+        """Tokens at about 4 characters each, at the model's list price (0 for an unknown model)."""
+        tokens, usd = estimate_cost(texts, self.model)
+        return CostEstimate(tokens, usd)
 
     def __repr__(self) -> str:  # never shows the key
         return (
@@ -317,4 +328,6 @@ def _describe(error: BaseException | None) -> str:
     return str(error)
 
 
-register_provider("openai", OpenAIProvider)
+register_provider(
+    "openai", OpenAIProvider.create, settings=("model", "dimensions", "batch_size", "concurrency", "base_url")
+)

@@ -1,17 +1,59 @@
 """The ``EmbeddingProvider`` contract and the registry providers are created from by name.
 
-Built-in providers register exactly like any other: ``register_provider("hash", HashProvider)``.
-A provider class takes keyword options (``model``, ``dimensions``, ...) and exposes ``name``,
-``model``, ``dimensions``, ``embed_documents`` and ``embed_query``.
+A provider turns texts into vectors and says, as declared attributes, how a build should feed it:
+``batch_size`` texts per request and ``concurrency`` requests in flight, so a build hands each
+``embed_documents`` call ``batch_size * concurrency`` texts. ``labels`` name the inputs (chunk ids)
+for the provider's warnings, and ``estimate_cost`` says what a run may cost before it starts.
+
+Built-in providers register exactly like any other: ``register_provider("hash", HashProvider.create)``,
+declaring which ``EmbeddingSettings`` they take; a setting given to a provider that does not take it is
+a ``ConfigError`` naming the flag.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from typing import Protocol, runtime_checkable
 
 from docs_mcp.errors import ConfigError
+
+__all__ = [
+    "NO_EMBEDDINGS",
+    "CostEstimate",
+    "EmbeddingProvider",
+    "EmbeddingSettings",
+    "ProviderFactory",
+    "create_provider",
+    "provider_names",
+    "register_provider",
+]
+
+NO_EMBEDDINGS = "none"
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    """What a build (flags, the root manifest's ``embedding`` key) asks of a provider; None: its default."""
+
+    model: str | None = None
+    dimensions: int | None = None
+    batch_size: int | None = None  # texts per request
+    concurrency: int | None = None  # requests in flight at once
+    base_url: str | None = None  # an OpenAI-compatible server
+
+    def given(self) -> list[str]:
+        """The names of the settings that are set."""
+        return [f.name for f in fields(self) if getattr(self, f.name) is not None]
+
+
+@dataclass(frozen=True)
+class CostEstimate:
+    """An upper bound on what embedding some texts costs: tokens and US dollars at list price."""
+
+    tokens: int
+    usd: float
 
 
 @runtime_checkable
@@ -21,31 +63,55 @@ class EmbeddingProvider(Protocol):
     name: str
     model: str
     dimensions: int
+    batch_size: int  # texts per request
+    concurrency: int  # requests in flight at once
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors for chunk embedding inputs, in input order. Raises ``EmbeddingError``."""
+    def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
+        """Vectors for chunk embedding inputs, in input order; ``labels`` (chunk ids) name inputs in
+        warnings. Raises ``EmbeddingError``."""
         ...
 
     def embed_query(self, text: str) -> list[float]:
         """The vector of one search query. Raises ``EmbeddingError``."""
         ...
 
+    def estimate_cost(self, texts: Sequence[str]) -> CostEstimate | None:
+        """What embedding ``texts`` may cost, or None when it costs nothing (a local model)."""
+        ...
 
-ProviderFactory = Callable[..., EmbeddingProvider]
 
-_REGISTRY: dict[str, ProviderFactory] = {}
+ProviderFactory = Callable[[EmbeddingSettings], EmbeddingProvider]
+
+
+@dataclass(frozen=True)
+class _Registered:
+    factory: ProviderFactory
+    settings: frozenset[str]
+
+
+_REGISTRY: dict[str, _Registered] = {}
 # Built-ins are imported on first use so that e.g. `openai` is only imported when asked for.
 _BUILTIN_MODULES: dict[str, str] = {
     "hash": "docs_mcp.embedding.hash",
     "openai": "docs_mcp.embedding.openai",
     "local": "docs_mcp.embedding.local",
 }
-NO_EMBEDDINGS = "none"
+_COMMON_SETTINGS = ("model", "dimensions", "batch_size", "concurrency")
 
 
-def register_provider(name: str, factory: ProviderFactory) -> None:
-    """Make ``factory`` available as ``create_provider(name, ...)``; replaces an earlier one."""
-    _REGISTRY[name] = factory
+def register_provider(
+    name: str, factory: ProviderFactory, *, settings: Iterable[str] = _COMMON_SETTINGS
+) -> None:
+    """Make ``factory`` available as ``create_provider(name, ...)``; replaces an earlier one.
+
+    ``settings`` names the ``EmbeddingSettings`` fields the provider takes (by default all but
+    ``base_url``).
+    """
+    known = {f.name for f in fields(EmbeddingSettings)}
+    unknown = set(settings) - known
+    if unknown:
+        raise ValueError(f"unknown embedding settings {sorted(unknown)}; known: {sorted(known)}")
+    _REGISTRY[name] = _Registered(factory, frozenset(settings))
 
 
 def provider_names() -> list[str]:
@@ -53,13 +119,15 @@ def provider_names() -> list[str]:
     return sorted({NO_EMBEDDINGS, *_BUILTIN_MODULES, *_REGISTRY})
 
 
-def create_provider(name: str, **options: Any) -> EmbeddingProvider | None:
-    """The provider registered as ``name`` built with ``options``; None for ``none``.
+def create_provider(name: str, settings: EmbeddingSettings | None = None) -> EmbeddingProvider | None:
+    """The provider registered as ``name`` made from ``settings``; None for ``none``.
 
-    Raises ``ConfigError`` for an unknown name or a provider whose extra is not installed.
+    Raises ``ConfigError`` for an unknown name, a provider whose extra is not installed, a setting the
+    provider does not take, or a bad setting value.
     """
     if name == NO_EMBEDDINGS:
         return None
+    settings = settings or EmbeddingSettings()
     if name not in _REGISTRY and name in _BUILTIN_MODULES:
         try:
             importlib.import_module(_BUILTIN_MODULES[name])
@@ -67,9 +135,18 @@ def create_provider(name: str, **options: Any) -> EmbeddingProvider | None:
             raise ConfigError(
                 f"embedding provider {name!r} needs extra packages: pip install 'docs-mcp[{name}]' ({error})"
             ) from error
-    factory = _REGISTRY.get(name)
-    if factory is None:
+    registered = _REGISTRY.get(name)
+    if registered is None:
         raise ConfigError(
             f"unknown embedding provider {name!r}; choose one of: {', '.join(provider_names())}"
         )
-    return factory(**{k: v for k, v in options.items() if v is not None})
+    for setting in settings.given():
+        if setting not in registered.settings:
+            flag = "--embedding-" + setting.replace("_", "-")
+            raise ConfigError(f"embedding provider {name!r} does not take {flag}")
+    for setting in ("dimensions", "batch_size", "concurrency"):
+        value = getattr(settings, setting)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+            flag = "--embedding-" + setting.replace("_", "-")
+            raise ConfigError(f"{flag} must be a whole number of at least 1 (got {value!r})")
+    return registered.factory(settings)

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.search.index import DocsIndex, SearchConfig
+from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchMode, SearchRequest
 
 

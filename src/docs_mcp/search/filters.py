@@ -10,12 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from docs_mcp.errors import QueryError
+from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.store.schema import facet_column
 
-LANGUAGE = "language"
-SCOPE = "scope"
-SDK_SPECIFIC = "sdk-specific"
-GLOBAL_GUIDE = "global-guide"
 _SHOWN_VALUES = 20
 
 
@@ -35,31 +32,34 @@ def validate_filters(filters: Mapping[str, str], facets: Mapping[str, Sequence[s
             available = ", ".join(sorted(facets)) or "none (this index has no facets)"
             raise QueryError(f"unknown filter {name!r}; available filters: {available}")
         values = facets[name]
-        if not isinstance(value, str) or value not in values:
+        if value not in values:
             shown = ", ".join(values[:_SHOWN_VALUES]) + (", ..." if len(values) > _SHOWN_VALUES else "")
             raise QueryError(f"{name} = {value!r} matches nothing in this index; {name} is one of: {shown}")
         checked[name] = value
     return checked
 
 
-def build_where(filters: Mapping[str, str], facets: Mapping[str, Sequence[str]]) -> str | None:
-    """The prefilter for ``filters`` (None when there is none).
-
-    The auto-include rule: when ``language`` is given and ``scope`` is not (and the index has a
-    ``scope`` facet), the language clause becomes
-    ``(scope = 'sdk-specific' AND language = L) OR scope = 'global-guide'``, so global guides are
-    found alongside the language's SDK docs. An explicit ``scope`` is respected exactly.
+def build_where(
+    filters: Mapping[str, str],
+    facets: Mapping[str, Sequence[str]],
+    conventions: FacetConventions = SPEC_FACETS,
+) -> str | None:
+    """The prefilter for ``filters`` (None when there is none), with the auto-include rule applied
+    when ``conventions`` asks for it and the index has the scope facet (see ``docs_mcp.search.facets``).
 
     Raises ``QueryError`` for an unknown facet or a value the index does not hold.
     """
     checked = validate_filters(filters, facets)
+    language, scope = conventions.language, conventions.scope
+    auto_include = (
+        conventions.auto_include and language in checked and scope not in checked and scope in facets
+    )
     clauses: list[str] = []
-    auto_include = LANGUAGE in checked and SCOPE not in checked and SCOPE in facets
     for name, value in checked.items():
         equals = f"{facet_column(name)} = {sql_literal(value)}"
-        if auto_include and name == LANGUAGE:
-            scope = facet_column(SCOPE)
-            sdk, guide = sql_literal(SDK_SPECIFIC), sql_literal(GLOBAL_GUIDE)
-            equals = f"(({scope} = {sdk} AND {equals}) OR {scope} = {guide})"
+        if auto_include and name == language:
+            column = facet_column(scope)
+            sdk, guide = sql_literal(conventions.sdk_specific), sql_literal(conventions.global_guide)
+            equals = f"(({column} = {sdk} AND {equals}) OR {column} = {guide})"
         clauses.append(equals)
     return " AND ".join(clauses) if clauses else None

@@ -6,49 +6,10 @@ import re
 from functools import lru_cache
 from itertools import islice
 
+from docs_mcp.search.terms import STOP_WORDS, WORD
 from docs_mcp.store.identifiers import identifier_parts
 
-_WORD = re.compile(r"[A-Za-z0-9]+")
 _SPACE = re.compile(r"\s+")
-# Terms this short or this common say little about where the answer is.
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-    ]
-)
 DEFAULT_WIDTH = 240
 # Bounds on the work per snippet: long chunks (generated model tables reach ~100 KB) are only
 # scanned this far, and only this many term occurrences are weighed.
@@ -58,9 +19,9 @@ _MAX_HITS = 64
 
 def _terms(query: str) -> set[str]:
     terms: set[str] = set()
-    for word in _WORD.findall(query):
+    for word in WORD.findall(query):
         for part in {word.lower(), *identifier_parts(word)}:
-            if len(part) > 1 and part not in _STOP:
+            if len(part) > 1 and part not in STOP_WORDS:
                 terms.add(part)
     return terms
 

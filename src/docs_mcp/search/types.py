@@ -1,18 +1,42 @@
 """Requests and results of the read path: what ``DocsIndex.search`` and ``DocsIndex.get`` exchange.
 
-Kept free of LanceDB and of build-time dependencies so the server and the eval harness can share them.
+A ``SearchRequest`` checks its own shape when it is made (the one definition of a valid request, whose
+bounds the server's published schema reuses); only the facet values, which the index alone knows, are
+checked by the index. Kept free of LanceDB and of build-time dependencies so the server, the CLI and the
+eval harness share these types.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
+
+from docs_mcp.errors import QueryError
+
+__all__ = [
+    "CONTEXT_MAX",
+    "LIMIT_DEFAULT",
+    "LIMIT_MAX",
+    "QUERY_MAX_LENGTH",
+    "SEARCH_MODES",
+    "UNFILTERED",
+    "SearchMode",
+    "SearchPage",
+    "SearchRequest",
+    "Section",
+    "SectionWindow",
+]
 
 SearchMode = Literal["hybrid", "fulltext", "vector"]
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # Key of ``DocsIndex.suggest_filters``'s result present when the query matches with no filter at all.
 UNFILTERED = "_unfiltered"
+
+LIMIT_DEFAULT, LIMIT_MAX = 10, 50  # hits per page
+CONTEXT_MAX = 5  # neighbours each side that ``get`` may add
+# Longer "queries" are pasted documents, not questions: every word costs query time.
+QUERY_MAX_LENGTH = 1000
 
 
 @dataclass(frozen=True)
@@ -20,54 +44,110 @@ class SearchRequest:
     """A search. ``filters`` maps a facet name (e.g. ``language``) to one value.
 
     ``scope`` is a facet like any other; when ``language`` is given and ``scope`` is not, the
-    auto-include rule adds the global guides (``scope = 'global-guide'``).
+    auto-include rule adds the global guides (see ``docs_mcp.search.facets``).
+
+    Raises ``QueryError`` when made with a blank or overlong query, a limit outside 1..``LIMIT_MAX``,
+    a negative offset, an unknown mode or a filter value that is not a string.
     """
 
     query: str
     filters: Mapping[str, str] = field(default_factory=dict)
-    limit: int = 10
+    limit: int = LIMIT_DEFAULT
     offset: int = 0
     mode: SearchMode | None = None  # None: hybrid when the index has vectors, else full text
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.query, str) or not self.query.strip():
+            raise QueryError("query must not be blank: say what you are looking for")
+        if len(self.query) > QUERY_MAX_LENGTH:
+            raise QueryError(
+                f"query has {len(self.query)} characters; at most {QUERY_MAX_LENGTH}: ask about one thing"
+            )
+        if _not_int(self.limit) or not 1 <= self.limit <= LIMIT_MAX:
+            raise QueryError(f"limit must be an integer from 1 to {LIMIT_MAX} (got {self.limit!r})")
+        if _not_int(self.offset) or self.offset < 0:
+            raise QueryError(f"offset must be an integer >= 0 (got {self.offset!r})")
+        if self.mode is not None and self.mode not in SEARCH_MODES:
+            raise QueryError(f"mode must be one of {', '.join(SEARCH_MODES)} (got {self.mode!r})")
+        for name, value in self.filters.items():
+            if not isinstance(name, str) or not isinstance(value, str):
+                raise QueryError(f"filter {name!r} must map to one string value (got {value!r})")
+
+
+def _not_int(value: object) -> bool:
+    return not isinstance(value, int) or isinstance(value, bool)
+
 
 @dataclass(frozen=True)
-class SearchHit:
+class Section:
+    """One section of the docs, as a search hit or as a chunk ``get`` returns.
+
+    ``position`` of ``total`` places it in its file. A hit carries ``snippet`` and ``score``; a chunk
+    from ``get`` carries ``markdown``.
+    """
+
     chunk_id: str
     file_path: str
     heading: str
     breadcrumb: tuple[str, ...]
-    snippet: str
     facets: Mapping[str, str]
-    score: float
+    position: int  # 1-based
+    total: int
+    snippet: str | None = None
+    score: float | None = None
+    markdown: str | None = None
+
+    @property
+    def position_label(self) -> str:
+        return f"{self.position} of {self.total}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The section as JSON-ready data (the shape of the MCP results); unset fields are left out."""
+        data: dict[str, Any] = {
+            "chunk_id": self.chunk_id,
+            "file": self.file_path,
+            "heading": self.heading,
+            "breadcrumb": list(self.breadcrumb),
+            "facets": dict(self.facets),
+            "position": self.position,
+            "total": self.total,
+            "position_label": self.position_label,
+        }
+        if self.snippet is not None:
+            data["snippet"] = self.snippet
+        if self.score is not None:
+            data["score"] = float(self.score)
+        if self.markdown is not None:
+            data["markdown"] = self.markdown
+        return data
 
 
 @dataclass(frozen=True)
 class SearchPage:
-    hits: list[SearchHit]
+    hits: list[Section]
     offset: int
     limit: int
     has_more: bool
     mode: SearchMode  # what actually ran
     fallback_reason: str | None = None  # set when hybrid/vector was asked for but full text ran
 
-
-@dataclass(frozen=True)
-class ChunkView:
-    """A chunk as ``get`` returns it, with its position in its file (``position`` of ``total``)."""
-
-    chunk_id: str
-    file_path: str
-    heading: str
-    breadcrumb: tuple[str, ...]
-    markdown: str
-    facets: Mapping[str, str]
-    position: int  # 1-based
-    total: int
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hits": [hit.to_dict() for hit in self.hits],
+            "offset": self.offset,
+            "limit": self.limit,
+            "has_more": self.has_more,
+            "mode": self.mode,
+            "fallback_reason": self.fallback_reason,
+        }
 
 
 @dataclass(frozen=True)
-class ChunkWindow:
-    """The requested chunk plus up to ``context`` neighbours before and after it, in file order."""
+class SectionWindow:
+    """The requested section plus up to ``context`` neighbours before and after it, in file order."""
 
     chunk_id: str
-    chunks: list[ChunkView]
+    chunks: list[Section]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"chunk_id": self.chunk_id, "chunks": [chunk.to_dict() for chunk in self.chunks]}

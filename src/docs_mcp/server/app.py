@@ -29,7 +29,7 @@ from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.render import render_get, render_search
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
-from docs_mcp.server.tools import DocsTools, ReadIndex
+from docs_mcp.server.tools import DocsTools
 
 logger = logging.getLogger(__name__)
 
@@ -46,12 +46,12 @@ class _ToolEntry:
     render: Callable[[dict[str, Any]], str]
 
 
-def build_tools(index: ReadIndex, tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
+def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
     """The listed tools with their handlers, keyed by tool name."""
     search = types.Tool(
         name=SEARCH_TOOL,
         title="Search the documentation",
-        description=search_description(description, tools.facets),
+        description=search_description(description, tools.facets, tools.conventions),
         input_schema=tools.search_schema,
         output_schema=search_output_schema(),
         annotations=_READ_ONLY,
@@ -82,7 +82,7 @@ def create_server(index: DocsIndex, *, key: bytes | None = None) -> Server[Any]:
     """
     manifest = index.manifest
     tools = DocsTools(index, CursorCodec(key if key is not None else cursor_key(), index.identity))
-    entries = build_tools(index, tools, manifest.description)
+    entries = build_tools(tools, manifest.description)
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
 
     async def list_tools(
@@ -121,6 +121,7 @@ def create_server(index: DocsIndex, *, key: bytes | None = None) -> Server[Any]:
             manifest.instructions,
             tools.facets,
             chunk_count=manifest.chunk_count,
+            conventions=tools.conventions,
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from docs_mcp.server.schema import CONTEXT_MAX, GET_TOOL, LIMIT_MAX, SEARCH_TOOL, searchable_facets
+from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
+from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
+from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, searchable_facets
 
 _DEFAULT_DESCRIPTION = "a documentation corpus"
 
@@ -27,6 +29,7 @@ def server_instructions(
     facets: Mapping[str, Sequence[str]],
     *,
     chunk_count: int | None = None,
+    conventions: FacetConventions = SPEC_FACETS,
 ) -> str:
     """The MCP ``initialize`` instructions: what the corpus is, its taxonomy, and how to use the tools."""
     size = f" ({chunk_count} sections)" if chunk_count else ""
@@ -36,10 +39,15 @@ def server_instructions(
     taxonomy = _taxonomy_lines(facets)
     if taxonomy:
         lines += ["", f"Results can be filtered by these facets ({SEARCH_TOOL} arguments):", *taxonomy]
+    language = conventions.language
     lines += [
         "",
         f"Workflow: call {SEARCH_TOOL} with a specific query"
-        + (" and, when you know it, the user's `language`" if "language" in searchable_facets(facets) else "")
+        + (
+            f" and, when you know it, the user's `{language}`"
+            if language in searchable_facets(facets)
+            else ""
+        )
         + f"; read the snippets; call {GET_TOOL} with a chunk_id to read that section in full "
         f"(context 1-{CONTEXT_MAX} adds neighbouring sections). Use next_cursor for more results. "
         "An empty result carries a hint with filters that do match.",
@@ -47,17 +55,20 @@ def server_instructions(
     return "\n".join(lines)
 
 
-def search_description(description: str | None, facets: Mapping[str, Sequence[str]]) -> str:
+def search_description(
+    description: str | None, facets: Mapping[str, Sequence[str]], conventions: FacetConventions = SPEC_FACETS
+) -> str:
     """The ``search_docs`` tool description."""
     available = searchable_facets(facets)
+    language = conventions.language
     text = (
         f"Search {_corpus(description)} (hybrid keyword and semantic search). Returns up to {LIMIT_MAX} "
         "ranked sections per page, each with a chunk_id, file, heading breadcrumb, a snippet, its facet "
         f"values and a score. Use {GET_TOOL} with a chunk_id for the full section."
     )
-    if "language" in available:
+    if language in available:
         text += (
-            " Always set `language` when you know the user's programming language: the same "
+            f" Always set `{language}` when you know the user's programming language: the same "
             "operation is documented for every language, and the filter guarantees the right one."
         )
     if available:

@@ -10,28 +10,34 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
+from docs_mcp.search.types import CONTEXT_MAX, LIMIT_DEFAULT, LIMIT_MAX, QUERY_MAX_LENGTH, SEARCH_MODES
+
 JsonSchema = dict[str, Any]
 
 SEARCH_TOOL = "search_docs"
 GET_TOOL = "get_doc"
-LIMIT_MIN, LIMIT_MAX, LIMIT_DEFAULT = 1, 50, 10
-CONTEXT_MIN, CONTEXT_MAX, CONTEXT_DEFAULT = 0, 5, 0
-QUERY_MAX_LENGTH = 1000
+LIMIT_MIN = 1
+CONTEXT_MIN, CONTEXT_DEFAULT = 0, 0
 # Arguments of search_docs that are not facets; a facet of the same name could not be filtered on.
 RESERVED_ARGUMENTS = ("query", "limit", "cursor")
 
-_FACET_HINTS: dict[str, str] = {
-    "language": (
-        "Programming language of the SDK the user is working with. Set it whenever the language is "
-        "known: the same operation is documented once per language, and without this filter you may "
-        "get another language's snippet. Language-neutral guides are still included automatically."
-    ),
-    "scope": (
-        "Kind of page: 'sdk-specific' for one SDK's reference pages, 'global-guide' for "
-        "language-neutral guides. Usually leave unset: when `language` is set and `scope` is not, "
-        "global guides are included automatically; set it only to restrict results to one kind."
-    ),
-}
+
+def _facet_hints(conventions: FacetConventions) -> dict[str, str]:
+    language, scope = conventions.language, conventions.scope
+    sdk, guide = conventions.sdk_specific, conventions.global_guide
+    return {
+        language: (
+            "Programming language of the SDK the user is working with. Set it whenever the language is "
+            "known: the same operation is documented once per language, and without this filter you may "
+            "get another language's snippet. Language-neutral guides are still included automatically."
+        ),
+        scope: (
+            f"Kind of page: '{sdk}' for one SDK's reference pages, '{guide}' for "
+            f"language-neutral guides. Usually leave unset: when `{language}` is set and `{scope}` is not, "
+            "global guides are included automatically; set it only to restrict results to one kind."
+        ),
+    }
 
 
 def searchable_facets(facets: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
@@ -43,13 +49,15 @@ def searchable_facets(facets: Mapping[str, Sequence[str]]) -> dict[str, list[str
     }
 
 
-def facet_description(name: str, values: Sequence[str]) -> str:
+def facet_description(name: str, values: Sequence[str], conventions: FacetConventions = SPEC_FACETS) -> str:
     """What a facet argument means, for the agent; lists the allowed values."""
-    hint = _FACET_HINTS.get(name, f"Only return documentation whose `{name}` is this value.")
+    hint = _facet_hints(conventions).get(name, f"Only return documentation whose `{name}` is this value.")
     return f"{hint} One of: {', '.join(values)}."
 
 
-def search_input_schema(facets: Mapping[str, Sequence[str]]) -> JsonSchema:
+def search_input_schema(
+    facets: Mapping[str, Sequence[str]], conventions: FacetConventions = SPEC_FACETS
+) -> JsonSchema:
     """The ``search_docs`` input schema with one enum-constrained property per facet."""
     properties: dict[str, JsonSchema] = {
         "query": {
@@ -81,7 +89,7 @@ def search_input_schema(facets: Mapping[str, Sequence[str]]) -> JsonSchema:
         properties[name] = {
             "type": "string",
             "enum": list(values),
-            "description": facet_description(name, values),
+            "description": facet_description(name, values, conventions),
         }
     return {
         "type": "object",
@@ -124,28 +132,23 @@ _STRING_MAP: JsonSchema = {"type": "object", "additionalProperties": {"type": "s
 _BREADCRUMB: JsonSchema = {"type": "array", "items": {"type": "string"}}
 _STRING: JsonSchema = {"type": "string"}
 
-# The fields of one search hit and of one get_doc chunk: (JSON Schema, what it is for the agent).
-HIT_FIELDS: dict[str, tuple[JsonSchema, str]] = {
+# The fields of a section (``Section.to_dict``): (JSON Schema, what it is for the agent). A search hit
+# has every field but ``markdown``; a get_doc chunk every field but ``snippet`` and ``score``.
+SECTION_FIELDS: dict[str, tuple[JsonSchema, str]] = {
     "chunk_id": (_STRING, "pass it to get_doc to read the section"),
     "file": (_STRING, "path of the source file"),
     "heading": (_STRING, "the section's heading"),
     "breadcrumb": (_BREADCRUMB, "headings from the page title down to this section"),
-    "snippet": (_STRING, "the passage that matched"),
     "facets": (_STRING_MAP, "facet values of the section, e.g. language"),
-    "score": ({"type": "number"}, "relevance, higher is better"),
-}
-CHUNK_FIELDS: dict[str, tuple[JsonSchema, str]] = {
-    "chunk_id": (_STRING, "the section's id"),
-    "file": (_STRING, "path of the source file"),
-    "heading": (_STRING, "the section's heading"),
-    "breadcrumb": (_BREADCRUMB, "headings from the page title down to this section"),
     "position": ({"type": "integer", "minimum": 1}, "1-based position of the section in its file"),
     "total": ({"type": "integer", "minimum": 1}, "number of sections in the file"),
     "position_label": (_STRING, "e.g. '3 of 12'"),
-    "facets": (_STRING_MAP, "facet values of the section"),
-    "markdown": (_STRING, "the section's full markdown"),
+    "snippet": (_STRING, "the passage that matched (search hits)"),
+    "score": ({"type": "number"}, "relevance, higher is better (search hits)"),
+    "markdown": (_STRING, "the section's full markdown (get_doc)"),
 }
-_CHUNK_REQUIRED = [name for name in CHUNK_FIELDS if name != "facets"]
+HIT_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name != "markdown"}
+CHUNK_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name not in ("snippet", "score")}
 
 
 def _type_name(schema: JsonSchema) -> str:
@@ -204,7 +207,7 @@ def search_output_schema(*, strict: bool = False) -> JsonSchema:
             "hits": {"type": "array", "items": hit},
             "offset": {"type": "integer", "minimum": 0},
             "next_cursor": {"type": ["string", "null"]},
-            "mode": {"type": "string", "enum": ["hybrid", "fulltext", "vector"]},
+            "mode": {"type": "string", "enum": list(SEARCH_MODES)},
             "fallback_reason": {"type": ["string", "null"]},
             "hint": {"anyOf": [hint, {"type": "null"}]},
         },
@@ -217,7 +220,7 @@ def get_output_schema(*, strict: bool = False) -> JsonSchema:
 
     ``strict`` adds a typed schema per chunk field (for tests; see :func:`_item_schema`).
     """
-    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, _CHUNK_REQUIRED, strict=strict)
+    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, list(CHUNK_FIELDS), strict=strict)
     return {
         "type": "object",
         "properties": {

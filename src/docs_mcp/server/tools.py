@@ -3,23 +3,21 @@
 Handlers are synchronous (the index is) and transport-agnostic: they return the structured result
 as a plain dict, or raise a :class:`DocsMcpError` that the app turns into a tool error. The
 readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.server.render`).
+
+Arguments are checked once, here at the edge, against the published schema (enums of the index's
+facet values, the limit range); the ``SearchRequest`` made from them checks what a schema cannot
+(a blank query).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError
-from docs_mcp.search.types import (
-    UNFILTERED,
-    ChunkView,
-    ChunkWindow,
-    SearchHit,
-    SearchPage,
-    SearchRequest,
-)
-from docs_mcp.server.arguments import ArgumentValidator, InvalidArguments
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.search.types import UNFILTERED, SearchRequest
+from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.cursor import CursorCodec
 from docs_mcp.server.schema import (
     GET_TOOL,
@@ -30,30 +28,15 @@ from docs_mcp.server.schema import (
 )
 
 
-class ReadIndex(Protocol):
-    """What the server needs of :class:`docs_mcp.search.index.DocsIndex`."""
-
-    @property
-    def identity(self) -> str: ...
-
-    @property
-    def facets(self) -> Mapping[str, list[str]]: ...
-
-    def search(self, request: SearchRequest) -> SearchPage: ...
-
-    def get(self, chunk_id: str, context: int = 0) -> ChunkWindow: ...
-
-    def suggest_filters(self, query: str, filters: Mapping[str, str]) -> Mapping[str, list[str]]: ...
-
-
 class DocsTools:
     """The two tools of one index, with the argument validators built from its taxonomy."""
 
-    def __init__(self, index: ReadIndex, codec: CursorCodec) -> None:
+    def __init__(self, index: DocsIndex, codec: CursorCodec) -> None:
         self._index = index
         self._codec = codec
+        self.conventions = index.config.facets
         self.facets = searchable_facets(index.facets)
-        self.search_schema = search_input_schema(self.facets)
+        self.search_schema = search_input_schema(self.facets, self.conventions)
         self.get_schema = get_input_schema()
         self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
@@ -64,12 +47,10 @@ class DocsTools:
         Raises:
             InvalidArguments: arguments do not match the schema.
             CursorError: the cursor is tampered, foreign, stale or for another query or limit.
-            QueryError: the index rejected the request.
+            QueryError: the query is blank.
         """
         values = self._search_arguments.validate(arguments)
         query = str(values["query"]).strip()
-        if not query:
-            raise InvalidArguments(f"Invalid arguments for {SEARCH_TOOL}: query must not be blank.", "query")
         filters = {name: str(values[name]) for name in self.facets if name in values}
         limit, offset = int(values["limit"]), 0
         cursor = values.get("cursor")
@@ -92,7 +73,7 @@ class DocsTools:
         return {
             "query": query,
             "filters": filters,
-            "hits": [_hit(h) for h in page.hits],
+            "hits": [hit.to_dict() for hit in page.hits],
             "offset": offset,
             "next_cursor": next_cursor,
             "mode": page.mode,
@@ -115,7 +96,7 @@ class DocsTools:
             raise ChunkNotFound(
                 _not_found_message(chunk_id, error.close_ids), chunk_id, error.close_ids
             ) from error
-        return {"chunk_id": window.chunk_id, "chunks": [_chunk(c) for c in window.chunks]}
+        return window.to_dict()
 
     def _hint(self, query: str, filters: Mapping[str, str]) -> dict[str, Any]:
         suggestions = self._index.suggest_filters(query, filters)
@@ -149,29 +130,3 @@ def _not_found_message(chunk_id: str, close_ids: list[str]) -> str:
     if close_ids:
         message += " Similar ids in this index: " + ", ".join(close_ids[:5]) + "."
     return message
-
-
-def _hit(hit: SearchHit) -> dict[str, Any]:
-    return {
-        "chunk_id": hit.chunk_id,
-        "file": hit.file_path,
-        "heading": hit.heading,
-        "breadcrumb": list(hit.breadcrumb),
-        "snippet": hit.snippet,
-        "facets": dict(hit.facets),
-        "score": float(hit.score),
-    }
-
-
-def _chunk(view: ChunkView) -> dict[str, Any]:
-    return {
-        "chunk_id": view.chunk_id,
-        "file": view.file_path,
-        "heading": view.heading,
-        "breadcrumb": list(view.breadcrumb),
-        "position": view.position,
-        "total": view.total,
-        "position_label": f"{view.position} of {view.total}",
-        "facets": dict(view.facets),
-        "markdown": view.markdown,
-    }

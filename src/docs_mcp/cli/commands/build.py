@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TextIO
 
 from docs_mcp.build.pipeline import BuildOptions, BuildProgress, build
-from docs_mcp.embedding.provider import provider_names
+from docs_mcp.embedding.provider import EmbeddingSettings, provider_names
 from docs_mcp.errors import ValidationFailed
 
 
@@ -69,11 +69,13 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         description=args.description,
         embedding_provider=args.embedding_provider,
-        embedding_model=args.embedding_model,
-        embedding_dimensions=args.embedding_dimensions,
-        embedding_batch_size=args.embedding_batch_size,
-        embedding_concurrency=args.embedding_concurrency,
-        embedding_base_url=args.embedding_base_url,
+        embedding=EmbeddingSettings(
+            model=args.embedding_model,
+            dimensions=args.embedding_dimensions,
+            batch_size=args.embedding_batch_size,
+            concurrency=args.embedding_concurrency,
+            base_url=args.embedding_base_url,
+        ),
         cache_dir=args.cache_dir,
         progress=None if args.quiet else _Progress(sys.stderr),
     )

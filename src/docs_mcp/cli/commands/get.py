@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
 from pathlib import Path
 
 from docs_mcp.search.index import DocsIndex
@@ -26,10 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 def run(args: argparse.Namespace) -> int:
     window = DocsIndex.open(args.index).get(args.chunk_id, context=args.context)
     if args.json:
-        print(json.dumps(asdict(window), indent=2, ensure_ascii=False))
+        print(json.dumps(window.to_dict(), indent=2, ensure_ascii=False))
         return 0
     for view in window.chunks:
         marker = "*" if view.chunk_id == window.chunk_id else " "
         print(f"{marker} {view.chunk_id} ({view.position}/{view.total})")
-        print(view.markdown.rstrip() + "\n")
+        print((view.markdown or "").rstrip() + "\n")
     return 0

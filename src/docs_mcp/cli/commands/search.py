@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
 from pathlib import Path
 
 from docs_mcp.errors import ConfigError
@@ -39,22 +38,23 @@ def run(args: argparse.Namespace) -> int:
     if malformed:
         raise ConfigError(f"--filter takes FACET=VALUE, got {malformed[0]!r}")
     filters = dict(item.split("=", 1) for item in args.filter)
-    if args.language:
-        filters["language"] = args.language
-    if args.scope:
-        filters["scope"] = args.scope
     index = DocsIndex.open(args.index)
+    conventions = index.config.facets
+    if args.language:
+        filters[conventions.language] = args.language
+    if args.scope:
+        filters[conventions.scope] = args.scope
     page = index.search(
         SearchRequest(args.query, filters=filters, limit=args.limit, offset=args.offset, mode=args.mode)
     )
     if args.json:
-        print(json.dumps(asdict(page), indent=2, ensure_ascii=False))
+        print(json.dumps(page.to_dict(), indent=2, ensure_ascii=False))
         return 0
     if page.fallback_reason:
         print(f"(full-text only: {page.fallback_reason})")
     for rank, hit in enumerate(page.hits, start=page.offset + 1):
         facets = " ".join(f"{k}={v}" for k, v in hit.facets.items())
-        print(f"{rank}. {hit.chunk_id}  [{hit.score:.3f}] {facets}".rstrip())
+        print(f"{rank}. {hit.chunk_id}  [{hit.score or 0:.3f}] {facets}".rstrip())
         print(f"   {' > '.join((*hit.breadcrumb, hit.heading))}")
         print(f"   {hit.snippet}")
     if not page.hits:

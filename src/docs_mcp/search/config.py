@@ -1,0 +1,44 @@
+"""The ranking knobs of a ``DocsIndex``, with the defaults measured on claude-docs (docs/ranking.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
+from docs_mcp.search.fusion import FusionConfig
+from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS
+
+__all__ = ["SearchConfig"]
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Ranking knobs. Boosts multiply each full-text column's BM25 score; the scores are summed.
+
+    Defaults measured on claude-docs (benchmarks/test_quality.py; every variant tried is in
+    docs/ranking.md): crumbs 1.2 is the middle of a plateau (1.0-1.5 gave recall@3 0.723-0.728, MRR@3
+    0.867).
+
+    Phrase bonus (the sequential dependence model, Metzler & Croft 2005): each pair of adjacent
+    content words of the query is also searched as an exact phrase in every full-text column, and
+    phrase matches add ``phrase_weight`` relative to the word matches (SDM's published weights,
+    0.1 ordered pairs / 0.85 words, so 0.12). On claude-docs it lifted full text from 0.728 / 0.867
+    to 0.746 / 0.877 and local hybrid from 0.780 / 0.913 to 0.783 / 0.920; 0.1-0.3 and phrases
+    in the body column only gave MRR@3 0.863-0.877. ``0`` turns it off.
+    """
+
+    boosts: Mapping[str, float] = field(default_factory=lambda: {FTS_BODY: 1.0, FTS_CRUMBS: 1.2})
+    phrase_weight: float = 0.12
+    # At most this many query word pairs become phrase clauses (each one costs query time); claude-docs
+    # questions have up to 10, and 8 scored the same as no limit.
+    max_phrases: int = 8
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    # Each hybrid leg fetches at least this many candidates (more when the page needs it), so the
+    # fused order of the first pages does not depend on the page asked for.
+    min_candidates: int = 50
+    # HNSW candidate list of the vector leg when the table has a vector index; None keeps LanceDB's
+    # default (1.5 x the limit). Raising it costs latency (measured in benchmarks/test_search.py).
+    hnsw_ef: int | None = None
+    # Which facets are language and scope, and whether language filters auto-include global guides.
+    facets: FacetConventions = SPEC_FACETS

@@ -1,0 +1,65 @@
+"""The two legs of a search, run on LanceDB's background event loop.
+
+Every search is one coroutine there: the query objects are built, run (both legs of a hybrid search
+concurrently) and read in a single hand-off from the calling thread. Each leg returns ``(id, score)``
+best first, ties broken by id, and puts the text of its rows into ``texts`` for the snippets
+(measured: +0.4 ms on a 50-row vector leg, against ~2 ms for reading the page's text afterwards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Coroutine, Sequence
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import lancedb
+from lancedb.background_loop import LOOP
+from lancedb.query import FullTextQuery
+
+from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, TEXT_COLUMN, VECTOR_COLUMN
+
+_T = TypeVar("_T")
+Ranked = list[tuple[str, float]]
+
+
+def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
+    """Run ``coroutine`` on LanceDB's background event loop (the one its async tables live on)."""
+    return cast(_T, LOOP.run(coroutine))  # type: ignore[no-untyped-call]
+
+
+async def open_table(root: Path) -> Any:
+    """The index table as an ``AsyncTable``, opened on (and for) LanceDB's background event loop."""
+    db = await lancedb.connect_async(str(root / LANCEDB_DIR))
+    return await db.open_table(TABLE_NAME)
+
+
+def _best_first(pairs: Any) -> Ranked:
+    return sorted(pairs, key=lambda item: (-item[1], item[0]))
+
+
+async def text_leg(
+    table: Any, query: FullTextQuery, where: str | None, depth: int, texts: dict[str, str] | None
+) -> Ranked:
+    """BM25 ranking of ``query`` under the prefilter ``where``; row texts go into ``texts`` when given."""
+    builder = table.query().nearest_to_text(query)
+    if where:
+        builder = builder.where(where)  # a prefilter: async queries filter before ranking
+    columns = ["id", "_score"] if texts is None else ["id", TEXT_COLUMN, "_score"]
+    found = (await builder.select(columns).limit(depth).to_arrow()).to_pydict()
+    if texts is not None:
+        texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
+    return _best_first(zip(found["id"], (float(s) for s in found["_score"]), strict=True))
+
+
+async def vector_leg(
+    table: Any, vector: Sequence[float], where: str | None, depth: int, ef: int | None, texts: dict[str, str]
+) -> Ranked:
+    """Cosine similarity ranking (higher is better, like BM25); ``ef`` sizes an HNSW candidate list."""
+    builder = table.query().nearest_to(list(vector)).column(VECTOR_COLUMN).distance_type("cosine")
+    if ef is not None:
+        builder = builder.ef(max(ef, depth))
+    if where:
+        builder = builder.where(where)
+    found = (await builder.select(["id", TEXT_COLUMN, "_distance"]).limit(depth).to_arrow()).to_pydict()
+    texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
+    return _best_first((cid, 1.0 - float(d)) for cid, d in zip(found["id"], found["_distance"], strict=True))
