@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from docs_mcp.authoring.hints import FileHints, Reporter, StrategyHint
+from docs_mcp.authoring.hints import FileHints, StrategyHint
 from docs_mcp.authoring.markdown import parse
+from docs_mcp.authoring.reporter import Reporter
 from docs_mcp.authoring.sections import HeadingInfo, Scope, find_boundaries, outline
 
 

@@ -4,7 +4,7 @@ The steps of :func:`chunk_file`, in order:
 
 1. ``parse``: markdown -> top-level blocks with source line ranges (``markdown.py``);
 2. ``read_front_matter`` and ``collect_hints``: front matter keys and ``<!-- mcp_...-->`` comments
-   (``hints.py``), then the file's effective strategy and metadata;
+   (``front_matter.py``, ``hints.py``), then the file's effective strategy and metadata;
 3. ``outline``: every heading's deduplicated slug path and breadcrumb (``sections.py``);
 4. ``find_boundaries``: which headings start a chunk (the strategy, refined by section hints);
 5. ``segment_file``: cut the file at those headings; a preamble or a shallower heading with no content of
@@ -24,17 +24,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from docs_mcp.authoring.hints import (
-    FileHints,
-    FrontMatterValues,
-    MetadataDeclaration,
-    Reporter,
-    collect_hints,
-    is_hint,
-    read_front_matter,
-)
+from docs_mcp.authoring.front_matter import FrontMatterValues, read_front_matter
+from docs_mcp.authoring.hints import FileHints, MetadataDeclaration, collect_hints, is_hint
 from docs_mcp.authoring.markdown import Block, Document, parse
 from docs_mcp.authoring.model import Chunk, FileSettings, Strategy
+from docs_mcp.authoring.reporter import Reporter
 from docs_mcp.authoring.sections import Scope, find_boundaries, outline
 from docs_mcp.errors import Finding
 

@@ -1,4 +1,5 @@
-"""Hints a markdown file gives about itself: YAML front matter and ``<!-- mcp_...: {json} -->`` comments.
+"""Hints a markdown file gives about itself in ``<!-- mcp_...: {json} -->`` comments (front matter:
+``front_matter.py``).
 
 Syntax (decided in the hint-syntax brief, documented for authors by validate):
 
@@ -6,8 +7,9 @@ Syntax (decided in the hint-syntax brief, documented for authors by validate):
     <!-- mcp_section_hint: {"chunk_by": "h4"} -->                           directly before a heading
     <!-- mcp_metadata: {"stability": "beta"} -->                             directly before a heading
 
-This module turns comments and front matter into typed values and findings; whether a section hint's
-heading starts a chunk is the chunker's question (it knows the strategy).
+This module turns comments into typed values and findings (and reads the strategy and metadata values
+that front matter shares); whether a section hint's heading starts a chunk is the chunker's question
+(it knows the strategy).
 """
 
 from __future__ import annotations
@@ -16,14 +18,11 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date
 from typing import Literal, cast
 
-import yaml
-
-from docs_mcp.authoring.markdown import Block, Comment, Document, FrontMatter
+from docs_mcp.authoring.markdown import Block, Comment, Document
 from docs_mcp.authoring.model import CHUNK_BY_VALUES, ChunkBy, Strategy
-from docs_mcp.errors import Finding
+from docs_mcp.authoring.reporter import Reporter
 
 FILE_HINT = "mcp_chunking_hint"
 SECTION_HINT = "mcp_section_hint"
@@ -40,20 +39,6 @@ class MetadataDeclaration:
     key: str
     value: object  # as written (validate reports non-strings / disallowed values)
     origin: Literal["frontmatter", "comment"]
-
-
-class Reporter:
-    """Collects the findings of one file."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.findings: list[Finding] = []
-
-    def error(self, line: int, rule: str, message: str) -> None:
-        self.findings.append(Finding(self.path, line, "error", message, rule))
-
-    def warning(self, line: int, rule: str, message: str) -> None:
-        self.findings.append(Finding(self.path, line, "warning", message, rule))
 
 
 @dataclass(frozen=True)
@@ -79,15 +64,6 @@ class FileHints:
     file_hint: StrategyHint | None = None
     section_hints: dict[int, tuple[int, StrategyHint]] = field(default_factory=dict)
     section_metadata: dict[int, tuple[int, dict[str, str]]] = field(default_factory=dict)
-    declarations: list[MetadataDeclaration] = field(default_factory=list)
-
-
-@dataclass
-class FrontMatterValues:
-    title: str | None = None
-    strategy: Strategy | None = None  # mcp_strategy: replaces the strategy as a whole
-    chunk_by: ChunkBy | None = None  # mcp_chunking_hint
-    metadata: dict[str, str] = field(default_factory=dict)  # metadata, then mcp_metadata over it
     declarations: list[MetadataDeclaration] = field(default_factory=list)
 
 
@@ -244,90 +220,3 @@ def _apply_comment(hint: HintComment, target: int | None, hints: FileHints, repo
         )
     elif parsed is not None:
         hints.section_hints[target] = (hint.line, parsed)
-
-
-# -- front matter -------------------------------------------------------------------------------
-
-
-def read_front_matter(front: FrontMatter, report: Reporter) -> FrontMatterValues:
-    """The docs-mcp keys of the YAML front matter; ``invalid-frontmatter`` for malformed YAML."""
-    first_yaml_line = front.start_line + 1
-    result = FrontMatterValues()
-    loader = yaml.SafeLoader(front.text)
-    try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = first_yaml_line + mark.line if mark is not None else front.start_line
-        problem = getattr(exc, "problem", None) or str(exc)
-        report.error(line, "invalid-frontmatter", f"front matter is not valid YAML: {problem}")
-        return result
-    finally:
-        loader.dispose()
-    if data is None:
-        return result
-    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
-        report.error(front.start_line, "invalid-frontmatter", "front matter must be a YAML mapping of keys")
-        return result
-    key_lines = _key_lines(node, first_yaml_line)
-    _read_front_values(data, node, key_lines, first_yaml_line, result, report)
-    return result
-
-
-def _key_lines(node: yaml.MappingNode, first_line: int) -> dict[str, int]:
-    lines: dict[str, int] = {}
-    for key_node, _ in node.value:
-        lines.setdefault(str(key_node.value), first_line + key_node.start_mark.line)
-    return lines
-
-
-def _value_node(node: yaml.MappingNode, key: str) -> yaml.Node | None:
-    for key_node, value_node in node.value:
-        if key_node.value == key:
-            return cast(yaml.Node, value_node)
-    return None
-
-
-def _read_front_values(
-    data: dict[object, object],
-    node: yaml.MappingNode,
-    key_lines: dict[str, int],
-    first_line: int,
-    result: FrontMatterValues,
-    report: Reporter,
-) -> None:
-    title = data.get("title")
-    if isinstance(title, str | int | float | date) and not isinstance(title, bool):
-        result.title = str(title)  # `title: 2024` is a title too
-    elif title is not None:
-        report.error(key_lines["title"], "invalid-frontmatter", f"title must be a string, got {title!r}")
-    strategy = data.get("mcp_strategy")
-    if isinstance(strategy, dict):
-        hint = read_strategy_hint(strategy, key_lines["mcp_strategy"], "mcp_strategy", report)
-        result.strategy = hint.apply(Strategy()) if hint is not None else None
-    elif strategy is not None:
-        report.error(
-            key_lines["mcp_strategy"], "invalid-hint", "mcp_strategy must be a mapping such as {chunk_by: h3}"
-        )
-    chunk_by = data.get(FILE_HINT)
-    if chunk_by is not None:
-        if chunk_by in CHUNK_BY_VALUES:
-            result.chunk_by = cast(ChunkBy, chunk_by)
-        else:
-            report.error(
-                key_lines[FILE_HINT],
-                "invalid-hint",
-                f"{FILE_HINT} {chunk_by!r} is not one of {', '.join(CHUNK_BY_VALUES)}",
-            )
-    for key in ("metadata", METADATA):
-        values = data.get(key)
-        value_node = _value_node(node, key)
-        if values is None:
-            continue
-        if not isinstance(values, dict) or not isinstance(value_node, yaml.MappingNode):
-            report.error(key_lines[key], "invalid-frontmatter", f"{key} must be a mapping of key: value")
-            continue
-        lines = _key_lines(value_node, first_line)
-        kept = read_metadata(values, lines, key_lines[key], "frontmatter", report, result.declarations)
-        result.metadata.update(kept)

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from docs_mcp.authoring.hints import FileHints, Reporter, StrategyHint
+from docs_mcp.authoring.hints import FileHints, StrategyHint
 from docs_mcp.authoring.markdown import Block
 from docs_mcp.authoring.model import Strategy
+from docs_mcp.authoring.reporter import Reporter
 from docs_mcp.authoring.slug import slugify
 
 
