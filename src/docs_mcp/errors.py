@@ -8,7 +8,13 @@
     ├── EmbeddingError            an embedding provider failed (auth, network, bad response)
     ├── QueryError                a search or get request is invalid (bad filter, unknown chunk id)
     │   └── ChunkNotFound         get of an id the index does not hold
-    └── CursorError               a pagination cursor is tampered, foreign or stale
+    ├── CursorError               a pagination cursor is tampered, foreign or stale
+    └── RegistryError             talking to an OCI registry failed (publish, pull, serve oci://)
+        ├── RegistryUnreachable       no connection, TLS failure, timeout, or a server error
+        ├── RegistryUnauthorized      the registry refused the credentials tried (named, never shown)
+        ├── ReferenceNotFound         no such repository, tag or digest
+        └── ArtifactRejected          not a docs-mcp index artifact, or an unsafe or corrupt one
+            └── DigestMismatch        a blob's bytes do not match the digest or size that names them
 
 ``Finding`` is one problem found in the docs, the record ``ValidationFailed`` carries.
 
@@ -83,3 +89,27 @@ class ChunkNotFound(QueryError):
 
 class CursorError(DocsMcpError):
     """A pagination cursor is tampered with, from another index or query, or stale."""
+
+
+class RegistryError(DocsMcpError):
+    """Talking to an OCI registry failed."""
+
+
+class RegistryUnreachable(RegistryError):
+    """The registry could not be reached: connection refused, DNS, TLS, timeout, or a 5xx answer."""
+
+
+class RegistryUnauthorized(RegistryError):
+    """The registry refused the request with the credentials tried (the message names their source)."""
+
+
+class ReferenceNotFound(RegistryError):
+    """The registry holds no such repository, tag or digest."""
+
+
+class ArtifactRejected(RegistryError):
+    """The artifact is not a docs-mcp index this version reads, or its layer is unsafe to extract."""
+
+
+class DigestMismatch(ArtifactRejected):
+    """Downloaded bytes do not match the digest or size of the descriptor that names them."""

@@ -1,8 +1,8 @@
 """``build``: validate and chunk a docs folder, embed it, and write the index atomically.
 
 The index is written into a private staging folder beside ``OUT`` and swapped in at the end
-(an atomic exchange on Linux, see ``swap.py``), so an interrupted or failed build leaves the previous
-index untouched and usable, and a validation error writes nothing at all.
+(an atomic exchange on Linux, see ``docs_mcp.store.swap``), so an interrupted or failed build leaves
+the previous index untouched and usable, and a validation error writes nothing at all.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.authoring.model import Chunk
 from docs_mcp.build.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.build.rows import chunk_rows
-from docs_mcp.build.swap import new_staging_dir, swap_in
 from docs_mcp.build.writer import write_index
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, ValidationFailed
@@ -32,6 +31,7 @@ from docs_mcp.store.manifest import (
     IndexManifest,
     write_manifest,
 )
+from docs_mcp.store.swap import new_staging_dir, swap_in
 
 __all__ = ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"]
 

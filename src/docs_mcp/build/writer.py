@@ -1,7 +1,9 @@
-"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, then ``optimize()``."""
+"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, then ``optimize()`` down to
+one version."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -43,4 +45,11 @@ def write_index(
         table.create_index(facet_column(name), config=Bitmap(), wait_timeout=timeout)
     if VECTOR_COLUMN in rows.schema.names and rows.num_rows > exact_vector_max_rows:
         table.create_index(VECTOR_COLUMN, config=HnswSq(distance_type="cosine"), wait_timeout=timeout)
-    table.optimize()
+    # Each create_index above committed a new table version, and LanceDB keeps every one (a manifest
+    # and a transaction file each, ~20 files). Nothing reads them: the index is only ever opened at its
+    # latest version. Cleaning them up leaves one version, so the folder (and the OCI layer published
+    # from it) holds only what a reader needs. LanceDB warns that a concurrent reader of an old version
+    # would fail; this table is private to the build until it is swapped in, so there is none.
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
+        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

@@ -27,6 +27,7 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
+from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.render import render_get, render_search
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.tools import DocsTools
@@ -74,81 +75,142 @@ def _error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-def create_server(index: DocsIndex, *, key: bytes | None = None) -> Server[Any]:
+@dataclass(frozen=True)
+class ServedIndex:
+    """One opened index and everything the server derives from it; swapped whole (see ``live``)."""
+
+    index: DocsIndex
+    tools: DocsTools
+    entries: dict[str, _ToolEntry]
+    listing: types.ListToolsResult
+    instructions: str
+
+
+def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
+    """The tools, listing and instructions of ``index``, with cursors signed by ``key``."""
+    manifest = index.manifest
+    tools = DocsTools(index, CursorCodec(key, index.identity))
+    entries = build_tools(tools, manifest.description)
+    instructions = server_instructions(
+        manifest.description,
+        manifest.instructions,
+        tools.facets,
+        chunk_count=manifest.chunk_count,
+        conventions=tools.conventions,
+    )
+    listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
+    return ServedIndex(index, tools, entries, listing, instructions)
+
+
+def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | None = None) -> Server[Any]:
     """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``.
 
-    ``key`` signs pagination cursors; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is
-    generated (see :func:`docs_mcp.server.cursor.cursor_key`).
+    ``index`` is one opened index, or a :class:`LiveIndex` whose index may be swapped between
+    requests (each request finishes on the index it started with). ``key`` signs the pagination
+    cursors of a single index; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is generated
+    (see :func:`docs_mcp.server.cursor.cursor_key`). A ``LiveIndex`` brings its own.
     """
-    manifest = index.manifest
-    tools = DocsTools(index, CursorCodec(key if key is not None else cursor_key(), index.identity))
-    entries = build_tools(tools, manifest.description)
-    listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
+    live = (
+        index
+        if isinstance(index, LiveIndex)
+        else LiveIndex(served_index(index, key if key is not None else cursor_key()))
+    )
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return listing
+        # acquire() may reopen a rebuilt index: never on the event loop.
+        return (await anyio.to_thread.run_sync(live.acquire)).listing
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        entry = entries.get(params.name)
-        if entry is None:
+        names = live.current.entries
+        if params.name not in names:
             raise MCPError(
                 code=types.INVALID_PARAMS,
-                message=f"Unknown tool {params.name!r}; this server has: {', '.join(entries)}.",
+                message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
             )
+
+        def run(served: ServedIndex) -> tuple[dict[str, Any], str]:
+            entry = served.entries[params.name]
+            result = entry.run(params.arguments)
+            return result, entry.render(result)
+
         try:
             # The index is synchronous (LanceDB): keep it off the event loop.
-            result = await anyio.to_thread.run_sync(entry.run, params.arguments)
+            result, text = await anyio.to_thread.run_sync(live.call, run)
         except DocsMcpError as error:
             return _error_result(str(error))
         except Exception:
             # Never let one bad request take the server down; the log keeps the traceback.
             logger.exception("%s failed with arguments %r", params.name, params.arguments)
             return _error_result(f"{params.name} failed with an internal error; the server log has details.")
-        return types.CallToolResult(
-            content=[types.TextContent(text=entry.render(result))], structured_content=result
-        )
+        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
 
     return Server(
         SERVER_NAME,
         version=__version__,
         title="Documentation search",
-        instructions=server_instructions(
-            manifest.description,
-            manifest.instructions,
-            tools.facets,
-            chunk_count=manifest.chunk_count,
-            conventions=tools.conventions,
-        ),
+        instructions=live.current.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        get_tool_input_schema=lambda name: entries[name].tool.input_schema if name in entries else None,
+        get_tool_input_schema=lambda name: (
+            live.current.entries[name].tool.input_schema if name in live.current.entries else None
+        ),
     )
 
 
 @dataclass(frozen=True)
 class ReadyServer:
-    """An opened, warmed index and its MCP server; ``startup_seconds`` is open + warm-up time."""
+    """An opened, warmed index and its MCP server; ``startup_seconds`` is open + warm-up time.
+    ``live`` holds the index being served (``index`` is the first one)."""
 
     index: DocsIndex
     server: Server[Any]
     startup_seconds: float
+    live: LiveIndex[ServedIndex]
 
 
-def open_server(index_path: Path, *, key: bytes | None = None) -> ReadyServer:
+def open_warm(index_path: Path) -> DocsIndex:
+    """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
+    loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
+    index = DocsIndex.open(index_path)
+    index.search(SearchRequest(query="getting started", limit=1))
+    return index
+
+
+def open_server(
+    index_path: Path,
+    *,
+    key: bytes | None = None,
+    watch: bool = False,
+    on_swap: Callable[[ServedIndex, Path], None] | None = None,
+) -> ReadyServer:
     """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
 
-    The warm-up runs one query so the first agent request does not pay for loading the index.
+    ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
+    ``on_swap`` runs after each swap.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
     """
     started = time.perf_counter()
-    index = DocsIndex.open(index_path)
-    index.search(SearchRequest(query="getting started", limit=1))
-    server = create_server(index, key=key)
-    return ReadyServer(index=index, server=server, startup_seconds=time.perf_counter() - started)
+    signing_key = key if key is not None else cursor_key()
+    servers: list[Server[Any]] = []
+
+    def swapped(served: ServedIndex, path: Path) -> None:
+        for server in servers:
+            server.instructions = served.instructions  # what the next initialize says
+        if on_swap is not None:
+            on_swap(served, path)
+
+    live = LiveIndex.open(
+        Path(index_path),
+        lambda path: served_index(open_warm(path), signing_key),
+        watch=watch,
+        on_swap=swapped,
+    )
+    servers.append(create_server(live))
+    return ReadyServer(live.current.index, servers[0], time.perf_counter() - started, live)

@@ -1,7 +1,9 @@
-"""Swapping a freshly built folder into place atomically, and cleaning up after builds that died.
+"""Swapping a freshly written index folder into place atomically, and cleaning up after writers that died.
 
-A build writes into a private staging folder beside ``OUT`` (``.OUT.building-PID``) and exchanges it
-with ``OUT`` at the end, so an interrupted or failed build leaves the previous index untouched.
+Shared by ``build`` (a new index from docs) and ``artifact.pull`` (an index from a registry): both write
+into a private staging folder beside ``OUT`` (``.OUT.building-PID``, ``.OUT.pulling-PID``) and exchange
+it with ``OUT`` at the end, so readers see the old index or the new one, never a partial one, and an
+interrupted or failed writer leaves the previous index untouched.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
+BUILDING = ".building-"
 
 
 def _renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
@@ -61,13 +64,11 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-_BUILDING = ".building-"
-
-
-def new_staging_dir(out: Path) -> Path:
-    """A fresh, empty staging folder for a build of ``out`` (stale ones of dead builds are removed)."""
-    _clean_stale(out)
-    staging = out.parent / f".{out.name}{_BUILDING}{os.getpid()}"
+def new_staging_dir(out: Path, marker: str = BUILDING) -> Path:
+    """A fresh, empty staging folder ``.OUT<marker><pid>`` for writing ``out`` (stale ones of dead
+    writers with the same marker are removed first)."""
+    _clean_stale(out, marker)
+    staging = out.parent / f".{out.name}{marker}{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     return staging
@@ -81,9 +82,9 @@ def swap_in(staging: Path, out: Path) -> None:
         os.replace(staging, out)
 
 
-def _clean_stale(out: Path) -> None:
-    """Remove staging folders of builds that died (their process is gone)."""
-    prefix = f".{out.name}{_BUILDING}"
+def _clean_stale(out: Path, marker: str) -> None:
+    """Remove staging folders of writers that died (their process is gone)."""
+    prefix = f".{out.name}{marker}"
     if not out.parent.is_dir():
         return
     for entry in out.parent.iterdir():

@@ -1,0 +1,90 @@
+"""The content-addressed cache of pulled artifacts.
+
+    CACHE/blobs/sha256/<hex>       verified blobs (layers), written once under their digest
+    CACHE/indexes/<hex>/           unpacked indexes, by manifest digest (what ``serve oci://`` opens)
+
+A blob is written to a private temporary name and renamed to its digest only after its size and
+digest checked out, so a blob in the cache is always whole; an interrupted download leaves at most a
+temporary file, removed by the next pull. Pulling a digest the cache holds downloads nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from docs_mcp.artifact.oci import Descriptor
+from docs_mcp.store.swap import pid_alive
+
+CACHE_ENV = "DOCS_MCP_CACHE_DIR"
+_PARTIAL = ".partial-"
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$DOCS_MCP_CACHE_DIR``, else ``$XDG_CACHE_HOME/docs-mcp``, else ``~/.cache/docs-mcp``."""
+    environ = os.environ if env is None else env
+    if environ.get(CACHE_ENV):
+        return Path(environ[CACHE_ENV])
+    base = Path(environ["XDG_CACHE_HOME"]) if environ.get("XDG_CACHE_HOME") else Path.home() / ".cache"
+    return base / "docs-mcp"
+
+
+class BlobCache:
+    """Verified blobs by digest, and unpacked indexes by manifest digest, under ``root``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def blob_path(self, digest: str) -> Path:
+        algorithm, _, hexdigest = digest.partition(":")
+        return self.root / "blobs" / algorithm / hexdigest
+
+    def index_dir(self, manifest_digest: str) -> Path:
+        """Where ``serve oci://`` keeps the unpacked index of the manifest ``manifest_digest``."""
+        return self.root / "indexes" / manifest_digest.partition(":")[2]
+
+    def holds(self, descriptor: Descriptor) -> bool:
+        """Whether the cache has this blob whole. It is re-hashed (a few ms per 10 MB): a cache on a
+        shared disk may have been damaged since, and a bad blob is removed so it is fetched again."""
+        path = self.blob_path(descriptor.digest)
+        try:
+            if path.stat().st_size != descriptor.size:
+                path.unlink()
+                return False
+            hasher = hashlib.sha256()
+            with path.open("rb") as data:
+                while chunk := data.read(1 << 20):
+                    hasher.update(chunk)
+        except FileNotFoundError:
+            return False
+        if "sha256:" + hasher.hexdigest() != descriptor.digest:
+            path.unlink(missing_ok=True)
+            return False
+        return True
+
+    def store(self, descriptor: Descriptor, fill: Callable[[Callable[[bytes], object]], None]) -> Path:
+        """Write a blob: ``fill(write)`` streams the bytes (and verifies them, raising on a mismatch);
+        only then is the file renamed to its digest. On any exception nothing is left behind."""
+        path = self.blob_path(descriptor.digest)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._clean_partials(path.parent)
+        partial = path.with_name(f"{path.name}{_PARTIAL}{os.getpid()}")
+        try:
+            with partial.open("wb") as out:
+                fill(out.write)
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+        return path
+
+    @staticmethod
+    def _clean_partials(folder: Path) -> None:
+        """Remove temporary blobs of pulls that died (their process is gone)."""
+        for entry in folder.glob(f"*{_PARTIAL}*"):
+            pid = entry.name.rsplit(_PARTIAL, 1)[1]
+            if pid.isdigit() and not pid_alive(int(pid)):
+                with contextlib.suppress(OSError):
+                    entry.unlink()

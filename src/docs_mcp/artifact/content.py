@@ -1,0 +1,74 @@
+"""The content digest of an index: what it serves, independent of how LanceDB laid out its files.
+
+Two builds of the same docs hold the same rows and the same index manifest, yet their LanceDB folders
+differ byte for byte, whatever the build does (measured on LanceDB 0.40): data and index files are
+named by random UUIDs, every version manifest records wall-clock timestamps, the FSST string
+compression trains its symbol table on a random sample (~200 KB of difference in an 8 MB data file
+and in the btree pages), and the full-text index files list their metadata in hash-map order, which
+Rust randomises per process. Making the folder itself reproducible would mean rewriting LanceDB's
+private binary formats after every write: fragile across versions, and wrong the day one changes.
+
+So publishing is content-addressed one level up instead: this digest covers the index manifest (the
+docs' content hash, format, docs-mcp version, embedding model, facets) and every row of the table
+(sorted by chunk id, as Arrow IPC), which together decide every answer the index gives. ``publish``
+records it as an annotation and as a tag (``content-<hex>``); a later publish of an index with the
+same digest reuses that artifact (same manifest, same layer digest, no blob uploaded) and only moves
+the tags. The layer of one folder is itself byte-reproducible (see ``layer.pack``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pyarrow as pa
+
+from docs_mcp.errors import IndexUnavailable
+from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME
+
+CONTENT_TAG_PREFIX = "content-"
+_TAG_HEX = 32  # 128 bits of the digest: plenty to tell indexes apart, and a readable tag
+
+
+def content_digest(index_dir: Path, config: bytes) -> str:
+    """``sha256:<hex>`` over the index manifest bytes ``config`` and the rows of ``index_dir``'s table.
+
+    Raises ``IndexUnavailable`` when the table cannot be read.
+    """
+    import lancedb
+
+    try:
+        table = lancedb.connect(str(Path(index_dir) / LANCEDB_DIR)).open_table(TABLE_NAME).to_arrow()
+    except Exception as error:  # LanceDB raises assorted errors for a missing or damaged table
+        raise IndexUnavailable(f"cannot read the index table in {index_dir}: {error}") from error
+    rows = table.sort_by("id").replace_schema_metadata(None)
+    rows = rows.cast(pa.schema([field.remove_metadata() for field in rows.schema]))
+    hasher = hashlib.sha256()
+    hasher.update(len(config).to_bytes(8, "big") + config)
+    sink = _HashSink(hasher)
+    with pa.ipc.new_stream(sink, rows.schema) as writer:
+        writer.write_table(rows.combine_chunks())
+    return "sha256:" + hasher.hexdigest()
+
+
+def content_tag(digest: str) -> str:
+    """The tag that names an index's content in a repository: ``content-<first 32 hex digits>``."""
+    return CONTENT_TAG_PREFIX + digest.partition(":")[2][:_TAG_HEX]
+
+
+class _HashSink:
+    """A file-like sink for the IPC writer that only hashes (the rows are never held twice)."""
+
+    def __init__(self, hasher: hashlib._Hash) -> None:
+        self._hasher = hasher
+        self.closed = False
+
+    def write(self, data: bytes | memoryview) -> int:
+        self._hasher.update(data)
+        return len(data)
+
+    def flush(self) -> None:
+        """Nothing is buffered."""
+
+    def close(self) -> None:
+        self.closed = True
