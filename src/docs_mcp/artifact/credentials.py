@@ -17,6 +17,7 @@ import base64
 import binascii
 import json
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -88,7 +89,7 @@ def docker_config_credentials(registry: str, env: Mapping[str, str]) -> Credenti
             return _decode_auth(entry["auth"], f"{source} (auths.{key})")
     helper = config.get("credHelpers", {}).get(registry) or config.get("credsStore")
     if helper:
-        return _from_helper(str(helper), registry, source)
+        return _from_helper(str(helper), registry, source, env.get("PATH"))
     return None
 
 
@@ -107,20 +108,21 @@ def _decode_auth(value: str, source: str) -> Credentials:
     return Credentials(username, password, source)
 
 
-def _from_helper(helper: str, registry: str, source: str) -> Credentials | None:
+def _from_helper(helper: str, registry: str, source: str, path: str | None) -> Credentials | None:
     program = f"docker-credential-{helper}"
+    executable = shutil.which(program, path=path)
+    if executable is None:
+        raise ConfigError(f"{source} names the credential helper {helper!r}, but {program} is not on PATH")
     try:
         done = subprocess.run(
-            [program, "get"],
+            [executable, "get"],
             input=registry.encode(),
             capture_output=True,
             timeout=_HELPER_TIMEOUT,
             check=False,
         )
-    except FileNotFoundError:
-        raise ConfigError(
-            f"{source} names the credential helper {helper!r}, but {program} is not on PATH"
-        ) from None
+    except OSError as error:
+        raise ConfigError(f"the credential helper {program} could not run: {error}") from None
     except subprocess.TimeoutExpired:
         raise ConfigError(
             f"the credential helper {program} did not answer in {_HELPER_TIMEOUT:g} s"

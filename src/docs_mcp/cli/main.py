@@ -23,6 +23,8 @@ COMMANDS: dict[str, str] = {
     "search": "search",
     "get": "get",
     "serve": "serve",
+    "publish": "publish",
+    "pull": "pull",
     "eval": "eval",
 }
 

@@ -63,10 +63,10 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
 
 def create_http_app(server: Server[Any], options: HttpOptions) -> Starlette:
     """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health``."""
-    health = {"status": "ok", "version": __version__, **options.health}
 
     async def healthz(request: Request) -> JSONResponse:
-        return JSONResponse(health)
+        # Read per request: a swapped index (or artifact digest) shows at once.
+        return JSONResponse({"status": "ok", "version": __version__, **options.health})
 
     return server.streamable_http_app(
         streamable_http_path=MCP_PATH,

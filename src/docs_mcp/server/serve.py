@@ -1,47 +1,121 @@
-"""``serve``: open an index and answer MCP clients over stdio or HTTP until told to stop."""
+"""``serve``: open an index and answer MCP clients over stdio or HTTP until told to stop.
+
+The index is a local folder (reopened when ``docs-mcp build`` replaces it) or an ``oci://``
+reference, pulled through the cache and, with ``refresh_interval``, followed as its tag moves.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from docs_mcp.server.app import open_server
+from docs_mcp.errors import ConfigError
+from docs_mcp.server.app import ReadyServer, ServedIndex, open_server
 from docs_mcp.server.http import HttpOptions, serve_http
 from docs_mcp.server.startup import collector_paused
 from docs_mcp.server.stdio import serve_stdio
 
 Transport = Literal["stdio", "http"]
+OCI_SCHEME = "oci://"
+
+
+@dataclass(frozen=True)
+class RegistryOptions:
+    """How ``serve`` reaches a registry for an ``oci://`` index."""
+
+    cache_dir: Path | None = None
+    insecure: bool | None = None  # None: plain HTTP only for a loopback registry
+    refresh_interval: float | None = None  # seconds between polls of the tag; None: never
 
 
 def serve(
-    index_path: Path,
+    index: Path | str,
     *,
     transport: Transport = "stdio",
     http: HttpOptions | None = None,
     announce: Callable[[str], None] = lambda _message: None,
+    registry: RegistryOptions | None = None,
 ) -> None:
-    """Blocking: serve the index at ``index_path`` over ``transport``; returns after SIGTERM/SIGINT
-    (or end of input on stdio). ``announce`` receives one-line status messages (never stdout-bound:
-    on stdio, stdout is the protocol).
+    """Blocking: serve ``index`` (a folder, or ``oci://REF``) over ``transport``; returns after
+    SIGTERM/SIGINT (or end of input on stdio). ``announce`` receives one-line status messages (never
+    stdout-bound: on stdio, stdout is the protocol).
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
+        ConfigError: a malformed reference, or a refresh interval for a local folder.
+        RegistryError: an ``oci://`` index could not be pulled (unauthorized, not found, rejected).
     """
-    with collector_paused():  # the index's id maps are as long-lived as the imported modules
-        ready = open_server(index_path)
+    options = registry or RegistryOptions()
+    health: dict[str, Any] = {}
+    if str(index).startswith(OCI_SCHEME):
+        ready, stop_following = _from_registry(str(index), options, health, announce)
+    else:
+        ready, stop_following = _from_folder(Path(index), options, health, announce), _nothing
+    health.update(_index_health(ready.live.current))
     manifest = ready.index.manifest
     summary = (
         f"index {ready.index.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files) "
         f"ready in {ready.startup_seconds:.2f}s"
     )
-    if transport == "stdio":
-        serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
-        return
-    options = replace(
-        http or HttpOptions(),
-        health={"index": ready.index.identity, "index_version": manifest.docs_mcp_version},
-    )
-    serve_http(ready.server, options, on_listening=lambda url: announce(f"serving {summary} at {url}"))
+    try:
+        if transport == "stdio":
+            serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
+            return
+        http_options = replace(http or HttpOptions(), health=health)
+        serve_http(
+            ready.server, http_options, on_listening=lambda url: announce(f"serving {summary} at {url}")
+        )
+    finally:
+        stop_following()
+
+
+def _nothing() -> None:
+    """Nothing to stop."""
+
+
+def _from_folder(
+    index: Path, options: RegistryOptions, health: dict[str, Any], announce: Callable[[str], None]
+) -> ReadyServer:
+    """Open a local index folder, reopened whenever a build replaces it."""
+    if options.refresh_interval is not None:
+        raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
+
+    def on_swap(served: ServedIndex, path: Path) -> None:
+        health.update(_index_health(served))
+        announce(f"{path} was rebuilt: now serving index {served.index.identity}")
+
+    with collector_paused():  # the index's id maps are as long-lived as the imported modules
+        return open_server(index, watch=True, on_swap=on_swap)
+
+
+def _index_health(served: ServedIndex) -> dict[str, Any]:
+    return {"index": served.index.identity, "index_version": served.index.manifest.docs_mcp_version}
+
+
+def _from_registry(
+    reference: str, options: RegistryOptions, health: dict[str, Any], announce: Callable[[str], None]
+) -> tuple[ReadyServer, Callable[[], None]]:
+    """Pull, open and (with a refresh interval) follow ``reference``."""
+    from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
+
+    if options.refresh_interval is not None and options.refresh_interval <= 0:
+        raise ConfigError(f"--refresh-interval must be positive (got {options.refresh_interval:g})")
+    source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
+    if options.refresh_interval is not None and source.reference.digest:
+        raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
+    pulled = source.fetch()
+    health["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
+    with collector_paused():
+        ready = open_server(pulled.path)
+    if options.refresh_interval is None:
+        return ready, _nothing
+
+    def on_swap(new: PulledIndex) -> None:
+        health.update(_index_health(ready.live.current))
+        health["artifact"] = {"reference": str(new.reference), "digest": new.digest}
+        announce(f"now serving {new.reference}")
+
+    return ready, follow(source, ready.live, pulled, options.refresh_interval, on_swap)

@@ -13,7 +13,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="serve a built index to MCP clients (tools search_docs and get_doc)",
         description="Serve a built index to MCP clients over stdio (default) or Streamable HTTP at /mcp.",
     )
-    parser.add_argument("--index", required=True, type=Path, help="the --out folder of `docs-mcp build`")
+    parser.add_argument(
+        "--index",
+        required=True,
+        help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG",
+    )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="HTTP port; 0 picks a free one (default 8000)")
@@ -31,6 +35,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="ORIGIN",
         help="accept browser requests from this Origin besides loopback, e.g. https://app.example.com",
     )
+    parser.add_argument(
+        "--refresh-interval",
+        type=float,
+        metavar="SECONDS",
+        help="with --index oci://REF:TAG, poll the tag this often and swap to each new digest",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp)",
+    )
+    parser.add_argument(
+        "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -40,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
 
     with collector_paused():  # cold start: see docs_mcp.server.startup
         from docs_mcp.server.http import HttpOptions
-        from docs_mcp.server.serve import serve
+        from docs_mcp.server.serve import RegistryOptions, serve
 
     options = HttpOptions(
         host=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
@@ -50,5 +68,10 @@ def run(args: argparse.Namespace) -> int:
         transport=args.transport,
         http=options,
         announce=lambda message: print(f"docs-mcp: {message}", file=sys.stderr, flush=True),
+        registry=RegistryOptions(
+            cache_dir=args.cache_dir,
+            insecure=True if args.insecure else None,
+            refresh_interval=args.refresh_interval,
+        ),
     )
     return 0

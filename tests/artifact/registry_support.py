@@ -1,0 +1,107 @@
+"""A real OCI registry for tests: Debian's ``docker-registry`` (distribution 2.8) on a free 127.0.0.1 port.
+
+Started per test session, with or without htpasswd (bcrypt) authentication, from a config written
+here (the package's own config points htpasswd at a folder and breaks every request). In CI (``CI``
+set) a missing binary fails the tests: ``.ci/run`` installs it. On a laptop without it they skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+REGISTRY_BINARY = "docker-registry"
+INSTALL_HINT = "apt-get install -y docker-registry apache2-utils skopeo (what .ci/run does)"
+
+
+def require_tool(name: str) -> str:
+    """The path of ``name``; fails under CI (where .ci/run must have installed it), skips elsewhere."""
+    found = shutil.which(name)
+    if found:
+        return found
+    message = f"{name} is not installed: {INSTALL_HINT}"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+@dataclass
+class Registry:
+    """A running registry: ``host`` is ``127.0.0.1:PORT``; ``storage`` its filesystem root."""
+
+    host: str
+    storage: Path
+    process: subprocess.Popen[bytes]
+    username: str | None = None
+    password: str | None = None
+
+    def ref(self, repository: str, tag: str = "latest") -> str:
+        return f"{self.host}/{repository}:{tag}"
+
+    def blob_file(self, digest: str) -> Path:
+        """Where the registry keeps a blob's bytes (distribution's filesystem layout)."""
+        hexdigest = digest.removeprefix("sha256:")
+        return self.storage / "docker/registry/v2/blobs/sha256" / hexdigest[:2] / hexdigest / "data"
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_registry(root: Path, *, username: str | None = None, password: str | None = None) -> Registry:
+    """Start a registry storing under ``root``; waits (bounded) until ``/v2/`` answers."""
+    binary = require_tool(REGISTRY_BINARY)
+    root.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    config = [
+        "version: 0.1",
+        "log: {level: error, accesslog: {disabled: true}}",
+        f"storage: {{filesystem: {{rootdirectory: {root / 'data'}}}, delete: {{enabled: true}}}}",
+        f"http: {{addr: 127.0.0.1:{port}}}",
+    ]
+    if username and password:
+        htpasswd = require_tool("htpasswd")
+        subprocess.run(
+            [htpasswd, "-B", "-b", "-c", str(root / "htpasswd"), username, password],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+        config.append(f"auth: {{htpasswd: {{realm: docs-mcp-tests, path: {root / 'htpasswd'}}}}}")
+    (root / "config.yml").write_text("\n".join(config) + "\n")
+    process = subprocess.Popen(
+        [binary, "serve", str(root / "config.yml")], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    registry = Registry(f"127.0.0.1:{port}", root / "data", process, username, password)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://{registry.host}/v2/", timeout=1).status_code in (200, 401):
+                return registry
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    stop_registry(registry)
+    raise AssertionError(f"docker-registry did not start on {registry.host}")
+
+
+def stop_registry(registry: Registry) -> None:
+    if registry.process.poll() is None:
+        registry.process.terminate()
+        try:
+            registry.process.wait(10)
+        except subprocess.TimeoutExpired:
+            registry.process.kill()
+            registry.process.wait(10)
