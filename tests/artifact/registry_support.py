@@ -7,10 +7,13 @@ set) a missing binary fails the tests: ``.ci/run`` installs it. On a laptop with
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -105,3 +108,59 @@ def stop_registry(registry: Registry) -> None:
         except subprocess.TimeoutExpired:
             registry.process.kill()
             registry.process.wait(10)
+
+
+class SlowProxy:
+    """A TCP proxy on 127.0.0.1 that passes a registry's answers on at ``rate`` bytes per second, so a
+    test can stop a pull in the middle of a download. It reads the registry's answers at full speed
+    (the registry sees a fast client) and only delivers them slowly; requests pass straight through."""
+
+    def __init__(self, target: str, rate: int) -> None:
+        self._target_host, port = target.rsplit(":", 1)
+        self._target_port = int(port)
+        self._rate = rate
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.host = f"127.0.0.1:{self._listener.getsockname()[1]}"
+        self._stopped = threading.Event()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._stopped.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection((self._target_host, self._target_port))
+            answers: queue.Queue[bytes] = queue.Queue()
+            for target, args in (
+                (self._forward, (client, upstream)),
+                (self._collect, (upstream, answers)),
+                (self._deliver, (answers, client)),
+            ):
+                threading.Thread(target=target, args=args, daemon=True).start()
+
+    @staticmethod
+    def _forward(source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                sink.sendall(data)
+
+    @staticmethod
+    def _collect(source: socket.socket, answers: queue.Queue[bytes]) -> None:
+        with contextlib.suppress(OSError):
+            while data := source.recv(65536):
+                answers.put(data)
+        answers.put(b"")
+
+    def _deliver(self, answers: queue.Queue[bytes], sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := answers.get():
+                for start in range(0, len(data), 1024):
+                    sink.sendall(data[start : start + 1024])
+                    time.sleep(1024 / self._rate)  # the throttle itself, not a wait for an event
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self._stopped.set()
+        self._listener.close()
