@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from registry_support import REGISTRY_PASSWORD, REGISTRY_USER, Registry, start_registry, stop_registry
 
 # No wall-clock deadlines (CI machines are shared and noisy); CI runs derandomised so a failure
 # reproduces from the same examples.
@@ -36,3 +38,23 @@ def evaldata_dir() -> Path:
 def examples_docs() -> Path:
     """The bundled example documentation set."""
     return EXAMPLES_DOCS
+
+
+@pytest.fixture(scope="session")
+def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+    started = start_registry(tmp_path_factory.mktemp("registry"))
+    try:
+        yield started
+    finally:
+        stop_registry(started)
+
+
+@pytest.fixture(scope="session")
+def auth_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+    started = start_registry(
+        tmp_path_factory.mktemp("auth-registry"), username=REGISTRY_USER, password=REGISTRY_PASSWORD
+    )
+    try:
+        yield started
+    finally:
+        stop_registry(started)

@@ -1,39 +1,18 @@
-"""Fixtures for artifact tests: real registries (anonymous and htpasswd) and small real indexes."""
+"""Fixtures for artifact tests: small real indexes (the registries are in tests/conftest.py)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from registry_support import Registry, start_registry, stop_registry
 
 from docs_mcp.build.pipeline import BuildOptions, build
 
-USER, PASSWORD = "ci-bot", "s3cret-registry-pass"
 EXTRA_PAGE = """# Zebra crossings
 
 The quokka endpoint reports zebra crossings for a city. Call it with a city code.
 """
-
-
-@pytest.fixture(scope="session")
-def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
-    started = start_registry(tmp_path_factory.mktemp("registry"))
-    try:
-        yield started
-    finally:
-        stop_registry(started)
-
-
-@pytest.fixture(scope="session")
-def auth_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
-    started = start_registry(tmp_path_factory.mktemp("auth-registry"), username=USER, password=PASSWORD)
-    try:
-        yield started
-    finally:
-        stop_registry(started)
 
 
 @pytest.fixture(scope="session")

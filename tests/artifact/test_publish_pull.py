@@ -129,6 +129,6 @@ def test_publishing_a_folder_that_is_not_an_index_is_refused_before_any_upload(
     from docs_mcp.errors import IndexUnavailable
 
     (tmp_path / "empty").mkdir()
-    with pytest.raises(IndexUnavailable, match="docs-mcp-index.json is missing"):
+    with pytest.raises(IndexUnavailable, match=r"docs-mcp-index\.json is missing"):
         publish(tmp_path / "empty", registry.ref("nothing/here"), cache_dir=tmp_path)
     shutil.rmtree(tmp_path / "empty")

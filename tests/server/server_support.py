@@ -16,7 +16,7 @@ CURSOR_KEY = b"server-tests-key"
 _URL = re.compile(r"at (http://\S+/mcp)")
 
 
-def serve_command(index: Path, *extra: str) -> list[str]:
+def serve_command(index: Path | str, *extra: str) -> list[str]:
     """The real CLI, as a user would run it."""
     return [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index), *extra]
 
@@ -50,7 +50,7 @@ def pump_lines(stream: Any, lines: list[str], ready: threading.Event, pattern: s
     ready.set()
 
 
-def start_http_server(index: Path, *extra: str, deadline: float = 30.0) -> HttpServer:
+def start_http_server(index: Path | str, *extra: str, deadline: float = 30.0) -> HttpServer:
     """Start ``docs-mcp serve --transport http --port 0``; wait (bounded) until it says where it listens."""
     process = subprocess.Popen(
         serve_command(index, "--transport", "http", "--port", "0", *extra),

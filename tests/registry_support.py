@@ -22,6 +22,7 @@ import httpx
 import pytest
 
 REGISTRY_BINARY = "docker-registry"
+REGISTRY_USER, REGISTRY_PASSWORD = "ci-bot", "s3cret-registry-pass"  # the htpasswd registry's user
 INSTALL_HINT = "apt-get install -y docker-registry apache2-utils skopeo (what .ci/run does)"
 
 

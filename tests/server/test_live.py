@@ -1,0 +1,108 @@
+"""Swapping the served index between requests: a rebuilt folder is reopened, requests never fail,
+old cursors are reported stale."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from load_support import Load
+from mcp import Client
+from server_support import start_http_server, stop
+
+from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.server.app import open_server
+from docs_mcp.server.live import LiveIndex, folder_signature
+
+pytestmark = pytest.mark.timeout(180)
+EXTRA_PAGE = "# Zebra crossings\n\nThe quokka endpoint reports zebra crossings for a city.\n"
+
+
+@pytest.fixture
+def two_doc_sets(examples_docs: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """examples/docs, and a copy with one more page whose words no other page has (``quokka``)."""
+    more = tmp_path / "docs-b"
+    shutil.copytree(examples_docs, more)
+    (more / "guides" / "zebra.md").write_text(EXTRA_PAGE)
+    return examples_docs, more
+
+
+def test_a_rebuild_changes_the_folder_signature_and_a_fixed_holder_never_swaps(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    before = folder_signature(out)
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    assert folder_signature(out) not in (None, before)
+    fixed = LiveIndex("state")
+    assert fixed.acquire() == "state" and fixed.call(lambda s: s + "!") == "state!"
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_rebuilt_folder_is_served_at_the_next_request_and_old_cursors_are_stale(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    ready = open_server(out, key=b"live-test-key", watch=True)
+    async with Client(ready.server) as client:
+        first = await client.call_tool("search_docs", {"query": "payment", "limit": 1})
+        assert not first.is_error and isinstance(first.structured_content, dict)
+        cursor = first.structured_content["next_cursor"]
+        missing = await client.call_tool("search_docs", {"query": "quokka zebra"})
+        assert isinstance(missing.structured_content, dict) and not missing.structured_content["hits"]
+        build(BuildOptions(docs_dir=two_doc_sets[1], out=out))
+        found = await client.call_tool("search_docs", {"query": "quokka zebra"})
+        assert not found.is_error and isinstance(found.structured_content, dict)
+        assert found.structured_content["hits"][0]["file"] == "guides/zebra.md"
+        stale = await client.call_tool("search_docs", {"query": "payment", "cursor": cursor})
+        assert stale.is_error and "stale" in str(stale.content[0])
+    assert ready.live.swaps == 1
+    assert ready.live.current.index.identity == DocsIndex.open(out).identity
+
+
+def test_rebuilding_the_served_folder_under_load_fails_no_request(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The bug this fixes: after `docs-mcp build` replaced the folder, every call failed with
+    "internal error" until a restart (LanceDB read data files the swap had deleted)."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    server = start_http_server(out)
+    load = Load(server.url, workers=4).start()
+    try:
+        identities = []
+        for docs in (two_doc_sets[1], two_doc_sets[0], two_doc_sets[1]):
+            build(BuildOptions(docs_dir=docs, out=out))
+            identities.append(DocsIndex.open(out).identity)
+            deadline = time.monotonic() + 30
+            while httpx.get(f"{server.base}/healthz").json()["index"] != identities[-1]:
+                assert time.monotonic() < deadline, "the server never reopened the rebuilt folder"
+                time.sleep(0.05)  # no event to await across processes: poll the health endpoint
+        calls_before_stop = load.calls
+    finally:
+        load.stop()
+        stop(server)
+    assert load.failures == []
+    assert calls_before_stop > 20
+    assert "was rebuilt: now serving" in "".join(server.stderr_lines)
+
+
+def test_a_rebuild_that_cannot_be_opened_keeps_the_previous_index(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    ready = open_server(out, watch=True)
+    before = ready.live.current
+    manifest = out / "docs-mcp-index.json"
+    manifest.write_text(manifest.read_text().replace('"format_version": 3', '"format_version": 99'))
+    assert ready.live.acquire() is before  # logged, not raised; and not retried on every request
+    assert ready.live.acquire() is before
+    assert ready.live.swaps == 0
