@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from registry_support import Registry, SlowProxy
 
-from docs_mcp.artifact import publish, pull
+from docs_mcp.artifact import PublishResult, publish, pull
 from docs_mcp.artifact.credentials import Credentials
 from docs_mcp.artifact.oci import (
     CONFIG_MEDIA_TYPE,
@@ -41,6 +41,16 @@ def _previous_index(registry: Registry, index_a: Path, dest: Path, repository: s
     return DocsIndex.open(dest).identity
 
 
+def _good_then_new(
+    registry: Registry, index_a: Path, index_b: Path, tmp_path: Path, repository: str
+) -> tuple[Path, str, PublishResult]:
+    """``dest`` holding index_a pulled from ``repository``, its identity, and index_b published at :new."""
+    dest = tmp_path / "dest"
+    identity = _previous_index(registry, index_a, dest, repository)
+    published = publish(index_b, registry.ref(repository, "new"), cache_dir=tmp_path / "publisher")
+    return dest, identity, published
+
+
 def _assert_untouched(dest: Path, identity: str) -> None:
     index = DocsIndex.open(dest)
     assert index.identity == identity
@@ -59,9 +69,7 @@ def _push(registry: Registry, repository: str, config: bytes, layer: bytes, mani
 def test_a_tampered_blob_in_the_registry_is_refused_and_nothing_is_installed(
     registry: Registry, index_a: Path, index_b: Path, tmp_path: Path
 ) -> None:
-    dest = tmp_path / "dest"
-    identity = _previous_index(registry, index_a, dest, "tampered/index")
-    published = publish(index_b, registry.ref("tampered/index", "new"), cache_dir=tmp_path / "publisher")
+    dest, identity, published = _good_then_new(registry, index_a, index_b, tmp_path, "tampered/index")
     stored = registry.blob_file(published.layer.digest)
     original = stored.read_bytes()
     data = bytearray(original)
@@ -162,7 +170,7 @@ def test_an_index_of_an_unknown_format_version_is_refused(
 
 def test_an_unknown_tag_and_an_unreachable_registry_say_so(registry: Registry, tmp_path: Path) -> None:
     with pytest.raises(ReferenceNotFound, match="no manifest no-such-tag"):
-        pull(registry.ref("round/trip", "no-such-tag"), tmp_path / "dest", cache_dir=tmp_path)
+        pull(registry.ref("missing/index", "no-such-tag"), tmp_path / "dest", cache_dir=tmp_path)
     started = time.monotonic()
     with pytest.raises(RegistryUnreachable, match=r"cannot reach the registry 127\.0\.0\.1:9"):
         pull("127.0.0.1:9/docs:v1", tmp_path / "dest", cache_dir=tmp_path)
@@ -173,9 +181,7 @@ def test_an_unknown_tag_and_an_unreachable_registry_say_so(registry: Registry, t
 def test_a_pull_killed_mid_download_leaves_the_previous_index(
     registry: Registry, index_a: Path, index_b: Path, tmp_path: Path
 ) -> None:
-    dest = tmp_path / "dest"
-    identity = _previous_index(registry, index_a, dest, "killed/pull")
-    published = publish(index_b, registry.ref("killed/pull", "new"), cache_dir=tmp_path / "publisher")
+    dest, identity, published = _good_then_new(registry, index_a, index_b, tmp_path, "killed/pull")
     proxy = SlowProxy(registry.host, rate=published.layer.size // 8)  # ~8 s for the layer
     cache = tmp_path / "cache"
     blobs = cache / "blobs" / "sha256"

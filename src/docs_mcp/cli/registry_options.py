@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError
 
@@ -46,6 +46,11 @@ def credentials_from(args: argparse.Namespace) -> Credentials | None:
     return Credentials(args.username, password, "--username/--password-stdin")
 
 
-def insecure_from(args: argparse.Namespace) -> bool | None:
-    """True for --insecure; None lets a loopback registry use plain HTTP."""
-    return True if args.insecure else None
+def registry_arguments(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments ``publish`` and ``pull`` share: cache, credentials, ``insecure`` (None
+    lets a loopback registry use plain HTTP). Raises ``ConfigError`` for half a credential pair."""
+    return {
+        "cache_dir": args.cache_dir,
+        "credentials": credentials_from(args),
+        "insecure": True if args.insecure else None,
+    }

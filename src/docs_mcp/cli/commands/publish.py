@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from docs_mcp.cli.registry_options import add_registry_arguments, credentials_from, insecure_from
+from docs_mcp.cli.registry_options import add_registry_arguments, registry_arguments
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,11 +42,9 @@ def run(args: argparse.Namespace) -> int:
         args.index,
         args.reference,
         tags=args.tag,
-        credentials=credentials_from(args),
-        insecure=insecure_from(args),
         source=args.source,
         dry_run=args.dry_run,
-        cache_dir=args.cache_dir,
+        **registry_arguments(args),
     )
     if args.dry_run and not args.json:
         print(json.dumps(json.loads(result.oci_manifest), indent=2, sort_keys=True))

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from docs_mcp.cli.registry_options import add_registry_arguments, credentials_from, insecure_from
+from docs_mcp.cli.registry_options import add_registry_arguments, registry_arguments
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -28,13 +28,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     from docs_mcp.artifact import pull
 
-    result = pull(
-        args.reference,
-        args.out,
-        cache_dir=args.cache_dir,
-        credentials=credentials_from(args),
-        insecure=insecure_from(args),
-    )
+    result = pull(args.reference, args.out, **registry_arguments(args))
     manifest = result.manifest
     if args.json:
         document = {
