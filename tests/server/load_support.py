@@ -35,6 +35,7 @@ class Load:
     url: str
     workers: int = 4
     max_calls: int = 5000
+    get_chunk_id: str | None = "guides/retries.md#retries/backoff-strategy"  # None: searches only
     failures: list[str] = field(default_factory=list)
     latencies: list[tuple[float, float]] = field(default_factory=list)  # (start, seconds)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -52,8 +53,8 @@ class Load:
             for i in itertools.count():
                 if self._stop.is_set() or i >= self.max_calls:
                     return
-                if i % 5 == 4:
-                    body = tool_call("get_doc", {"chunk_id": "guides/retries.md#retries/backoff-strategy"})
+                if i % 5 == 4 and self.get_chunk_id:
+                    body = tool_call("get_doc", {"chunk_id": self.get_chunk_id})
                 else:
                     body = tool_call(
                         "search_docs", {"query": QUERIES[(number + i) % len(QUERIES)], "limit": 5}

@@ -62,3 +62,10 @@ def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
         "{'query': 'q', 'language': 'go', 'limit': 5})"
     )
     assert "jsonschema" not in modules
+
+
+def test_serving_a_local_folder_imports_no_registry_client() -> None:
+    # oras and requests load only for --index oci://...; a folder's cold start does not pay for them.
+    modules = _loaded_after("import docs_mcp.server.app, docs_mcp.server.serve")
+    assert [m for m in modules if m.split(".")[0] in ("oras", "requests", "urllib3")] == []
+    assert "docs_mcp.artifact" not in modules

@@ -99,29 +99,41 @@ def publish(
                 ref.pinned(sha256_digest(body)), sha256_digest(body), all_tags, manifest, artifact.config,
                 artifact.layer, digest_of_content, 0, True, False, time.monotonic() - started, body,
             )  # fmt: skip
+    annotations = index_annotations(
+        manifest, content_digest=digest_of_content, created=_created(env), source=source
+    )
     scratch = Path(cache_dir or default_cache_dir()) / "tmp"
     scratch.mkdir(parents=True, exist_ok=True)
     with tempfile.NamedTemporaryFile(dir=scratch, prefix="layer-", suffix=".tar.gz") as packed:
         layer_info = pack(index_dir, packed)  # type: ignore[arg-type]
         packed.flush()
         layer = Descriptor(LAYER_MEDIA_TYPE, layer_info.digest, layer_info.size)
-        annotations = index_annotations(
-            manifest, content_digest=digest_of_content, created=_created(env), source=source
-        )
         body = build_manifest(config, layer, annotations)
-        uploaded = 0
-        if client is not None:
-            for descriptor, blob in ((config, config_bytes), (layer, Path(packed.name))):
-                if not client.has_blob(descriptor):
-                    client.put_blob(descriptor, blob)
-                    uploaded += descriptor.size
-            for tag in [*all_tags, content_tag(digest_of_content)]:
-                client.put_manifest(body, tag)
+        blobs = ((config, config_bytes), (layer, Path(packed.name)))
+        targets = [*all_tags, content_tag(digest_of_content)]
+        uploaded = _upload(client, blobs, body, targets) if client is not None else 0
     digest = sha256_digest(body)
     return PublishResult(
         ref.pinned(digest), digest, all_tags, manifest, config, layer, digest_of_content, uploaded,
         False, dry_run, time.monotonic() - started, body,
     )  # fmt: skip
+
+
+def _upload(
+    client: RegistryClient,
+    blobs: Sequence[tuple[Descriptor, Path | bytes]],
+    body: bytes,
+    targets: Sequence[str],
+) -> int:
+    """Upload the blobs the repository lacks, then store the manifest at every tag; bytes uploaded."""
+    uploaded = 0
+    for descriptor, blob in blobs:
+        if not client.has_blob(descriptor):
+            client.put_blob(descriptor, blob)
+            uploaded += descriptor.size
+    for target in targets:
+        client.put_manifest(body, target)
+    return uploaded
 
 
 def _existing(client: RegistryClient, digest_of_content: str) -> tuple[bytes, IndexArtifact] | None:

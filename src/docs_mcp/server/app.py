@@ -125,28 +125,7 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        names = live.current.entries
-        if params.name not in names:
-            raise MCPError(
-                code=types.INVALID_PARAMS,
-                message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
-            )
-
-        def run(served: ServedIndex) -> tuple[dict[str, Any], str]:
-            entry = served.entries[params.name]
-            result = entry.run(params.arguments)
-            return result, entry.render(result)
-
-        try:
-            # The index is synchronous (LanceDB): keep it off the event loop.
-            result, text = await anyio.to_thread.run_sync(live.call, run)
-        except DocsMcpError as error:
-            return _error_result(str(error))
-        except Exception:
-            # Never let one bad request take the server down; the log keeps the traceback.
-            logger.exception("%s failed with arguments %r", params.name, params.arguments)
-            return _error_result(f"{params.name} failed with an internal error; the server log has details.")
-        return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
+        return await _call_tool(live, params)
 
     return Server(
         SERVER_NAME,
@@ -159,6 +138,34 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
     )
+
+
+async def _call_tool(
+    live: LiveIndex[ServedIndex], params: types.CallToolRequestParams
+) -> types.CallToolResult:
+    """Run one tool call on the index the request acquires; a tool failure is an ``isError`` result."""
+    names = live.current.entries
+    if params.name not in names:
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
+        )
+
+    def run(served: ServedIndex) -> tuple[dict[str, Any], str]:
+        entry = served.entries[params.name]
+        result = entry.run(params.arguments)
+        return result, entry.render(result)
+
+    try:
+        # The index is synchronous (LanceDB): keep it off the event loop.
+        result, text = await anyio.to_thread.run_sync(live.call, run)
+    except DocsMcpError as error:
+        return _error_result(str(error))
+    except Exception:
+        # Never let one bad request take the server down; the log keeps the traceback.
+        logger.exception("%s failed with arguments %r", params.name, params.arguments)
+        return _error_result(f"{params.name} failed with an internal error; the server log has details.")
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
 
 
 @dataclass(frozen=True)
