@@ -124,6 +124,7 @@ class SlowProxy:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.host = f"127.0.0.1:{self._listener.getsockname()[1]}"
         self._stopped = threading.Event()
+        self._sockets: list[socket.socket] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -133,6 +134,7 @@ class SlowProxy:
             except OSError:
                 return
             upstream = socket.create_connection((self._target_host, self._target_port))
+            self._sockets += [client, upstream]
             answers: queue.Queue[bytes] = queue.Queue()
             for target, args in (
                 (self._forward, (client, upstream)),
@@ -164,5 +166,10 @@ class SlowProxy:
             sink.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
+        """Stop accepting and cut every connection (its threads then end)."""
         self._stopped.set()
         self._listener.close()
+        for sock in self._sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
