@@ -2,6 +2,7 @@
 
     DocsMcpError                  base: a message saying what was wrong and what to do
     ├── ConfigError               a bad option, flag or configuration value
+    │   └── MissingExtra          a feature needs an optional extra that is not installed
     ├── ValidationFailed          the docs did not validate; carries the findings
     ├── IndexUnavailable               the index is missing, corrupt, or of an unsupported format
     │   └── IndexCompatibilityError  index built with another provider/model/dimensions or format
@@ -45,6 +46,16 @@ class Finding:
         where = f"{self.path}:{self.line}" if self.line else self.path
         return f"{where}: {self.severity}: {self.message} [{self.rule}]"
 
+    def to_dict(self) -> dict[str, str | int]:
+        """The finding as JSON-ready data."""
+        return {
+            "path": self.path,
+            "line": self.line,
+            "severity": self.severity,
+            "message": self.message,
+            "rule": self.rule,
+        }
+
 
 class DocsMcpError(Exception):
     """Base class for every error docs-mcp raises on purpose."""
@@ -52,6 +63,15 @@ class DocsMcpError(Exception):
 
 class ConfigError(DocsMcpError):
     """A bad option, flag or configuration value."""
+
+
+class MissingExtra(ConfigError):
+    """A feature needs packages of an optional extra that is not installed; ``extra`` names it
+    (``pip install 'docs-mcp[EXTRA]'``)."""
+
+    def __init__(self, message: str, extra: str) -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 class ValidationFailed(DocsMcpError):

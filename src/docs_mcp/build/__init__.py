@@ -1,3 +1,35 @@
-"""Build: chunks -> embeddings -> a LanceDB index folder, swapped in atomically."""
+"""Build: chunks -> embeddings -> a LanceDB index folder, swapped in atomically.
 
-import docs_mcp.store  # noqa: F401  (first: it defers lancedb's REST client before lancedb loads)
+Public API: ``build`` and its options, progress events and result (needs the ``build`` extra),
+loaded on first use. The other modules are implementation details.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import docs_mcp.store  # noqa: F401  (first: it defers lancedb's REST client until lancedb loads)
+from docs_mcp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from docs_mcp.build.pipeline import CACHE_DIR_NAME, BuildOptions, BuildProgress, BuildResult, build
+
+__all__ = [
+    "CACHE_DIR_NAME",
+    "BuildOptions",
+    "BuildProgress",
+    "BuildResult",
+    "build",
+]
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "docs_mcp.build.pipeline": [
+            "CACHE_DIR_NAME",
+            "BuildOptions",
+            "BuildProgress",
+            "BuildResult",
+            "build",
+        ],
+    },
+)

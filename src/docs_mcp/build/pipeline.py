@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.authoring.corpus import load_corpus
@@ -72,6 +72,25 @@ class BuildResult:
     cache_hits: int | None = None  # None: no embedding cache in use
     cache_misses: int | None = None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (``docs-mcp build --json``)."""
+        embedding = self.manifest.embedding
+        return {
+            "out": str(self.out),
+            "files": self.file_count,
+            "chunks": self.chunk_count,
+            "embedding": (
+                {"provider": embedding.provider, "model": embedding.model, "dimensions": embedding.dimensions}
+                if embedding
+                else None
+            ),
+            "embedded": self.embedded,
+            "cache_hits": self.cache_hits,
+            "cache_misses": self.cache_misses,
+            "seconds": round(self.seconds, 3),
+            "warnings": [finding.to_dict() for finding in self.warnings],
+        }
+
 
 def build(options: BuildOptions) -> BuildResult:
     """Build the index of ``options.docs_dir`` into ``options.out``, replacing any previous index.
@@ -100,7 +119,7 @@ def build(options: BuildOptions) -> BuildResult:
             corpus.findings,
         )
     chunks = corpus.chunks
-    report(BuildProgress("chunks", len(chunks), len(chunks), f"{len(corpus.files)} files"))
+    report(BuildProgress("chunks", len(chunks), len(chunks), f"from {len(corpus.files)} files"))
     name, settings = resolve_settings(options.embedding_provider, options.embedding, corpus.embedding)
     cache_dir = options.cache_dir or out / CACHE_DIR_NAME
     provider = make_provider(name, settings, cache_dir)
@@ -140,7 +159,7 @@ def build(options: BuildOptions) -> BuildResult:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started
-    report(BuildProgress("done", len(chunks), len(chunks), f"{seconds:.1f}s"))
+    report(BuildProgress("done", len(chunks), len(chunks), f"chunks in {seconds:.1f}s"))
     return BuildResult(
         out=out,
         manifest=manifest,

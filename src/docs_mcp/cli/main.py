@@ -1,19 +1,26 @@
 """The ``docs-mcp`` command: parse arguments, call one library function, print.
 
 Each subcommand lives in its own module under ``docs_mcp.cli.commands`` exposing
-``register(subparsers)`` (adds its parser and sets ``func``) and is imported lazily, so ``serve``
-never pays for build-time imports.
+``register(subparsers)`` (adds its parser and sets ``func``) and is imported only when it is the
+command given, so ``serve`` never pays for build-time imports. ``docs-mcp --help`` and ``--version``
+import no command module: the listing shows the first line of each module's docstring
+(``"``docs-mcp NAME``: what it does"``), read without running the module. A command whose optional
+extra is not installed exits 2 with one line naming it (``pip install 'docs-mcp[build]'``).
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import importlib.util
 import sys
 from collections.abc import Sequence
+from typing import Any, NoReturn
 
 from docs_mcp import __version__
-from docs_mcp.errors import DocsMcpError
+from docs_mcp.errors import DocsMcpError, MissingExtra
+from docs_mcp.extras import missing_extra
 
 # name -> module under docs_mcp.cli.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {
@@ -34,32 +41,68 @@ EXIT_USAGE = 2
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``docs-mcp`` parser with command ``only`` registered in full and the others listed.
+
+    Raises:
+        MissingExtra: ``only``'s module needs an optional extra that is not installed.
+    """
     parser = argparse.ArgumentParser(
-        prog="docs-mcp", description=__doc__.splitlines()[0] if __doc__ else None
+        prog="docs-mcp",
+        description="Turn a folder of markdown docs into a search index and serve it to agents over MCP.",
+        epilog="The base install (pip install docs-mcp) searches and serves; validate, chunk and build "
+        "need pip install 'docs-mcp[build]'. Run docs-mcp COMMAND --help for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module_name in COMMANDS.items():
-        if only is not None and name != only:
-            # Still list the command in --help without importing its module.
-            subparsers.add_parser(name)
+        if name != only:
+            # Listed in --help without importing the module (and what it imports: lancedb, markdown-it).
+            subparsers.add_parser(name, help=_summary(module_name))
             continue
-        module = importlib.import_module(f"docs_mcp.cli.commands.{module_name}")
+        try:
+            module = importlib.import_module(f"docs_mcp.cli.commands.{module_name}")
+        except ImportError as error:
+            _raise_missing_extra(error, name)
         module.register(subparsers)
     return parser
+
+
+def _raise_missing_extra(error: ImportError, command: str | None) -> NoReturn:
+    """Re-raise ``error`` as ``MissingExtra`` when an optional extra provides the missing module."""
+    missing = missing_extra(error, f"`docs-mcp {command}`")
+    if missing is None:
+        raise error
+    raise missing from error
+
+
+def _summary(module_name: str) -> str | None:
+    """The command's one-line summary: its module docstring's first line after ``docs-mcp NAME``:."""
+    spec = importlib.util.find_spec(f"docs_mcp.cli.commands.{module_name}")
+    get_source: Any = getattr(spec.loader, "get_source", None) if spec is not None else None
+    source = get_source(spec.name) if get_source is not None and spec is not None else None
+    docstring = ast.get_docstring(ast.parse(source)) if source else None
+    if not docstring:
+        return None
+    return docstring.splitlines()[0].partition(": ")[2].rstrip(".") or None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     # Import only the chosen command's module: `serve` must not import build-time code.
     chosen = next((a for a in args_list if a in COMMANDS), None)
-    parser = build_parser(only=chosen)
-    args = parser.parse_args(args_list)
-    if getattr(args, "func", None) is None:
-        parser.print_help()
-        return EXIT_USAGE
     try:
-        return int(args.func(args))
+        parser = build_parser(only=chosen)
+        args = parser.parse_args(args_list)
+        if getattr(args, "func", None) is None:
+            parser.print_help()
+            return EXIT_USAGE
+        try:
+            return int(args.func(args))
+        except ImportError as error:  # a command importing its library lazily, in run()
+            _raise_missing_extra(error, chosen)
+    except MissingExtra as error:
+        print(f"docs-mcp: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except DocsMcpError as error:
         print(f"docs-mcp: error: {error}", file=sys.stderr)
         return EXIT_FAILURE

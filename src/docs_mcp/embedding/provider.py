@@ -17,7 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from typing import Protocol, runtime_checkable
 
-from docs_mcp.errors import ConfigError
+from docs_mcp.errors import ConfigError, MissingExtra
+from docs_mcp.extras import missing_extra
 
 __all__ = [
     "NO_EMBEDDINGS",
@@ -122,8 +123,8 @@ def provider_names() -> list[str]:
 def create_provider(name: str, settings: EmbeddingSettings | None = None) -> EmbeddingProvider | None:
     """The provider registered as ``name`` made from ``settings``; None for ``none``.
 
-    Raises ``ConfigError`` for an unknown name, a provider whose extra is not installed, a setting the
-    provider does not take, or a bad setting value.
+    Raises ``MissingExtra`` (a ``ConfigError``) for a provider whose extra is not installed, and
+    ``ConfigError`` for an unknown name, a setting the provider does not take, or a bad setting value.
     """
     if name == NO_EMBEDDINGS:
         return None
@@ -132,8 +133,9 @@ def create_provider(name: str, settings: EmbeddingSettings | None = None) -> Emb
         try:
             importlib.import_module(_BUILTIN_MODULES[name])
         except ImportError as error:
-            raise ConfigError(
-                f"embedding provider {name!r} needs extra packages: pip install 'docs-mcp[{name}]' ({error})"
+            raise missing_extra(error, f"embedding provider {name!r}") or MissingExtra(
+                f"embedding provider {name!r} needs extra packages: pip install 'docs-mcp[{name}]' ({error})",
+                name,
             ) from error
     registered = _REGISTRY.get(name)
     if registered is None:

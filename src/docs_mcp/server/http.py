@@ -13,8 +13,7 @@ import contextlib
 import signal
 import socket
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import uvicorn
@@ -26,27 +25,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from docs_mcp import __version__
+from docs_mcp.server.serve import HttpOptions
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
 _LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
 _LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
-
-
-@dataclass(frozen=True)
-class HttpOptions:
-    """Where and how to listen. ``allowed_hosts``/``allowed_origins`` extend the loopback defaults
-    (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
-
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    allowed_hosts: Sequence[str] = ()
-    allowed_origins: Sequence[str] = ()
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    health: dict[str, Any] = field(default_factory=dict)
 
 
 def security_settings(options: HttpOptions) -> TransportSecuritySettings:

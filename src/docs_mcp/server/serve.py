@@ -2,23 +2,53 @@
 
 The index is a local folder (reopened when ``docs-mcp build`` replaces it) or an ``oci://``
 reference, pulled through the cache and, with ``refresh_interval``, followed as its tag moves.
+
+Imports nothing heavy itself: the MCP server and LanceDB are imported while the index opens, with
+the cyclic collector paused (see :mod:`docs_mcp.server.startup`), and only the chosen transport,
+so serving over stdio never loads this package's HTTP module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.app import ReadyServer, ServedIndex, open_server
-from docs_mcp.server.http import HttpOptions, serve_http
 from docs_mcp.server.startup import collector_paused
-from docs_mcp.server.stdio import serve_stdio
+
+if TYPE_CHECKING:
+    from docs_mcp.server.app import ReadyServer, ServedIndex
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "OCI_SCHEME",
+    "HttpOptions",
+    "RegistryOptions",
+    "Transport",
+    "serve",
+]
 
 Transport = Literal["stdio", "http"]
 OCI_SCHEME = "oci://"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
+    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
+
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
+    allowed_hosts: Sequence[str] = ()
+    allowed_origins: Sequence[str] = ()
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    health: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -62,8 +92,12 @@ def serve(
     )
     try:
         if transport == "stdio":
+            from docs_mcp.server.stdio import serve_stdio
+
             serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
             return
+        from docs_mcp.server.http import serve_http
+
         http_options = replace(http or HttpOptions(), health=health)
         serve_http(
             ready.server, http_options, on_listening=lambda url: announce(f"serving {summary} at {url}")
@@ -87,7 +121,10 @@ def _from_folder(
         health.update(_index_health(served))
         announce(f"{path} was rebuilt: now serving index {served.index.identity}")
 
-    with collector_paused():  # the index's id maps are as long-lived as the imported modules
+    # The imports and the index's id maps live as long as the process: see docs_mcp.server.startup.
+    with collector_paused():
+        from docs_mcp.server.app import open_server
+
         return open_server(index, watch=True, on_swap=on_swap)
 
 
@@ -109,6 +146,8 @@ def _from_registry(
     pulled = source.fetch()
     health["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
     with collector_paused():
+        from docs_mcp.server.app import open_server
+
         ready = open_server(pulled.path)
     if options.refresh_interval is None:
         return ready, _nothing

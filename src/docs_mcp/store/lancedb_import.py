@@ -9,11 +9,16 @@ anything that does use the client still gets the real classes.
 
 If a package's ``__init__`` holds anything but plain imports and constants (a future version), we
 leave everything as it is and lancedb imports the ordinary way.
+
+``install_import_hook`` (run by ``docs_mcp.store``) costs nothing until lancedb is imported: a
+meta-path finder that, the first time ``lancedb`` is looked up, installs the lazy packages and steps
+aside. Code that never imports lancedb (``docs-mcp --help``, validation) never reads those files.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import importlib.machinery
 import sys
@@ -74,6 +79,27 @@ def _lazy_package(name: str, parent: types.ModuleType | None) -> types.ModuleTyp
 
     module.__getattr__ = resolve  # type: ignore[method-assign]
     return module
+
+
+class _BeforeLancedb:
+    """A meta-path finder that finds nothing: it installs the lazy packages when lancedb is looked up."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "lancedb":
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(self)
+            install_lazy_rest_client()
+
+
+_HOOK = _BeforeLancedb()
+
+
+def install_import_hook() -> None:
+    """Install the lazy packages when lancedb is first imported (at once if it already is)."""
+    if "lancedb" in sys.modules:
+        return
+    if _HOOK not in sys.meta_path:
+        sys.meta_path.insert(0, _HOOK)
 
 
 def install_lazy_rest_client() -> bool:

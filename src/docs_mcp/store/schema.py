@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 TABLE_NAME = "chunks"
 LANCEDB_DIR = ".lancedb"
@@ -41,6 +43,8 @@ def facet_column(name: str) -> str:
 
 def table_schema(facet_names: Sequence[str], dimensions: int | None) -> pa.Schema:
     """The Arrow schema of the ``chunks`` table for these facets and (optional) vector width."""
+    import pyarrow as pa  # here, not above: the column names are needed where pyarrow is not
+
     fields = [
         pa.field("id", pa.string(), nullable=False),
         pa.field("file_path", pa.string(), nullable=False),

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from docs_mcp.build.pipeline import BuildOptions, BuildProgress, build
 from docs_mcp.embedding.provider import EmbeddingSettings, provider_names
 from docs_mcp.errors import ValidationFailed
+
+if TYPE_CHECKING:
+    from docs_mcp.build.pipeline import BuildProgress
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -40,30 +43,49 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--embedding-base-url", help="an OpenAI-compatible server's base URL")
     parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default OUT/.docs-mcp-cache)")
     parser.add_argument("--quiet", action="store_true", help="no progress, only the summary line")
+    parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(func=run)
 
 
 class _Progress:
-    """Progress on stderr: one rewritten line on a terminal, a line per stage or batch otherwise."""
+    """Progress on stderr: one rewritten line on a terminal; otherwise a line per finished stage with
+    its whole count (``files: 3958``), and one per embedding batch."""
+
+    # Stages whose count runs while they last: off a terminal only their final count is printed.
+    _RUNNING = ("files",)
 
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
         self.tty = stream.isatty()
-        self.stage = ""
+        self.pending: BuildProgress | None = None
 
     def __call__(self, event: BuildProgress) -> None:
-        total = f"/{event.total}" if event.total is not None else ""
-        line = f"{event.stage}: {event.done}{total} {event.detail}".rstrip()
         if self.tty:
-            self.stream.write("\r\033[K" + line + ("\n" if event.stage == "done" else ""))
-        elif event.stage == "embedding" or event.stage != self.stage:
-            # Off a terminal, per-file lines would flood logs: report stage changes and batches only.
-            self.stream.write(line + "\n")
-        self.stage = event.stage
+            self.stream.write("\r\033[K" + _line(event) + ("\n" if event.stage == "done" else ""))
+        else:
+            if self.pending is not None and self.pending.stage != event.stage:
+                self.stream.write(_line(self.pending) + "\n")
+            self.pending = event if event.stage in self._RUNNING else None
+            if self.pending is None:
+                self.stream.write(_line(event) + "\n")
         self.stream.flush()
 
 
+def _line(event: BuildProgress) -> str:
+    """``stage: count detail``; the count is ``done/total`` while a stage runs, one number once done,
+    and left out when there is none yet (``writing``)."""
+    if event.total is None:
+        count = str(event.done) if event.done else ""
+    elif event.done >= event.total:
+        count = str(event.total)
+    else:
+        count = f"{event.done}/{event.total}"
+    return " ".join(part for part in (f"{event.stage}:", count, event.detail) if part)
+
+
 def run(args: argparse.Namespace) -> int:
+    from docs_mcp.build.pipeline import BuildOptions, build  # needs the build extra
+
     options = BuildOptions(
         docs_dir=args.docs_dir,
         out=args.out,
@@ -85,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         for finding in failed.findings:
             print(finding.format(), file=sys.stderr)
         raise
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        return 0
     embedding = result.manifest.embedding
     vectors = (
         f"{embedding.provider} {embedding.model} ({embedding.dimensions}-d)"

@@ -7,7 +7,6 @@ import json
 import sys
 from pathlib import Path
 
-from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.errors import ConfigError
 
 
@@ -24,6 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    from docs_mcp.authoring.corpus import load_corpus  # needs the build extra
+
     corpus = load_corpus(args.docs_dir)
     files = corpus.files
     if args.file is not None:

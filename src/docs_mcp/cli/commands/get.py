@@ -6,8 +6,6 @@ import argparse
 import json
 from pathlib import Path
 
-from docs_mcp.search.index import DocsIndex
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -23,6 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
+    from docs_mcp.search.index import DocsIndex  # imports lancedb: only when run
+
     window = DocsIndex.open(args.index).get(args.chunk_id, context=args.context)
     if args.json:
         print(json.dumps(window.to_dict(), indent=2, ensure_ascii=False))

@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SEARCH_MODES, SearchRequest
 
 
@@ -38,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
     if malformed:
         raise ConfigError(f"--filter takes FACET=VALUE, got {malformed[0]!r}")
     filters = dict(item.split("=", 1) for item in args.filter)
+    from docs_mcp.search.index import DocsIndex  # imports lancedb: only when run
+
     index = DocsIndex.open(args.index)
     conventions = index.config.facets
     if args.language:

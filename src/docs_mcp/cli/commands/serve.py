@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from docs_mcp.server.serve import DEFAULT_HOST, DEFAULT_PORT
+
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
@@ -19,8 +21,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG",
     )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    parser.add_argument("--host", default="127.0.0.1", help="HTTP bind address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8000, help="HTTP port; 0 picks a free one (default 8000)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help=f"HTTP port; 0 picks a free one (default {DEFAULT_PORT})",
+    )
     parser.add_argument(
         "--allow-host",
         action="append",
@@ -53,12 +60,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run(args: argparse.Namespace) -> int:
-    # Imported here so `docs-mcp --help` stays cheap; the server itself imports no build-time code.
-    from docs_mcp.server.startup import collector_paused
-
-    with collector_paused():  # cold start: see docs_mcp.server.startup
-        from docs_mcp.server.http import HttpOptions
-        from docs_mcp.server.serve import RegistryOptions, serve
+    # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
+    from docs_mcp.server.serve import HttpOptions, RegistryOptions, serve
 
     options = HttpOptions(
         host=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
