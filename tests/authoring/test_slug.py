@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docs_mcp.authoring.slug import slugify, spec_slugify
+from docs_mcp.authoring.slug import EMPTY_SLUG, slugify
 
 
 @pytest.mark.parametrize(
@@ -71,3 +73,9 @@ def test_slugs_are_never_empty_and_never_start_or_end_with_a_hyphen(heading: str
     assert " " not in slug
     assert "/" not in slug
     assert "#" not in slug
+
+
+def spec_slugify(heading: str) -> str:
+    """The spec's ASCII-only algorithm, exactly (plus trimming and ``section``), to compare against."""
+    kept = "".join(ch for ch in heading.lower() if ch in " -" or "a" <= ch <= "z" or "0" <= ch <= "9")
+    return re.sub(r"-{2,}", "-", kept.replace(" ", "-")).strip("-") or EMPTY_SLUG

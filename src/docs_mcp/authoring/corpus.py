@@ -18,6 +18,8 @@ from docs_mcp.authoring.manifest import MANIFEST_NAME, DocsManifest, TaxonomyEnt
 from docs_mcp.authoring.model import Chunk, FileSettings, HasFindings
 from docs_mcp.errors import ConfigError, Finding
 
+__all__ = ["Corpus", "FacetSpec", "load_corpus"]
+
 DEFAULT_STRATEGY_MESSAGE = "no chunking strategy declared; using the catch-all **/*.md -> h2"
 # Below this many files helper processes cost more to start (~0.3 s of imports) than they save.
 PARALLEL_THRESHOLD = 400

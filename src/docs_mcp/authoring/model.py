@@ -8,6 +8,8 @@ from typing import Literal
 
 from docs_mcp.errors import Finding
 
+__all__ = ["DEFAULT_MAX_CHUNK_SIZE", "Chunk", "FileSettings", "HasFindings", "Strategy"]
+
 ChunkBy = Literal["h1", "h2", "h3", "h4", "h5", "h6", "file"]
 CHUNK_BY_VALUES: tuple[str, ...] = ("h1", "h2", "h3", "h4", "h5", "h6", "file")
 DEFAULT_MAX_CHUNK_SIZE = 20_000

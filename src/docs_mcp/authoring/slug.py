@@ -39,9 +39,3 @@ def slugify(heading: str) -> str:
     kept = "".join(ch for ch in text if _keep(ch))
     slug = _HYPHENS.sub("-", kept.replace(" ", "-")).strip("-")
     return slug or EMPTY_SLUG
-
-
-def spec_slugify(heading: str) -> str:
-    """The spec's ASCII-only algorithm, exactly (plus trimming and ``section``); for tests and comparison."""
-    kept = "".join(ch for ch in heading.lower() if ch in " -" or "a" <= ch <= "z" or "0" <= ch <= "9")
-    return _HYPHENS.sub("-", kept.replace(" ", "-")).strip("-") or EMPTY_SLUG

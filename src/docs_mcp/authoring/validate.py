@@ -11,6 +11,8 @@ from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.authoring.model import HasFindings
 from docs_mcp.errors import Finding
 
+__all__ = ["ValidationReport", "validate"]
+
 
 @dataclass(frozen=True)
 class ValidationReport(HasFindings):

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+__all__ = ["FusionConfig", "fuse"]
+
 FusionMethod = Literal["linear", "dbsf", "rrf"]
 Ranked = Sequence[tuple[str, float]]  # (chunk id, score; higher is better), best first
 

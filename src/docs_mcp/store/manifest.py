@@ -15,6 +15,15 @@ from typing import Any
 
 from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
 
+__all__ = [
+    "FORMAT_VERSION",
+    "MANIFEST_FILE",
+    "EmbeddingInfo",
+    "IndexManifest",
+    "read_manifest",
+    "write_manifest",
+]
+
 MANIFEST_FILE = "docs-mcp-index.json"
 FORMAT_VERSION = 3  # 3: FTS with positions (phrase clauses); 2: FTS over `body` + `crumbs` (1: four columns)
 

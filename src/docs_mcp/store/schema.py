@@ -13,6 +13,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pyarrow as pa
 
+__all__ = [
+    "FTS_BODY",
+    "FTS_COLUMNS",
+    "FTS_CRUMBS",
+    "LANCEDB_DIR",
+    "TABLE_NAME",
+    "TEXT_COLUMN",
+    "VECTOR_COLUMN",
+    "facet_column",
+    "table_schema",
+]
+
 TABLE_NAME = "chunks"
 LANCEDB_DIR = ".lancedb"
 VECTOR_COLUMN = "vector"
