@@ -25,6 +25,9 @@ from pathlib import Path
 from docs_mcp.authoring.chunking import ChunkedFile, chunk_file
 from docs_mcp.authoring.model import FileSettings
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"python": "3.11"}
+
 Job = tuple[str, str, FileSettings]  # (decoded text, posix path, resolved settings)
 # The folder that holds the docs_mcp package, so helpers import the same code as this process even
 # when it was put on sys.path by hand (tests, a source checkout).

@@ -19,6 +19,9 @@ from functools import partial
 from markdown_it.common.html_re import cdata, close_tag, declaration, open_tag, processing
 from markdown_it.common.utils import normalizeReference
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"markdown-it-py": "4.3"}
+
 _BRACKETED = r"\[(?:[^\[\]\\]|\\.|\[[^\[\]]*\])*\]"
 _LABEL = rf"(?:[^\[\]\\]|\\.|{_BRACKETED})*"  # link text: two levels of nested brackets
 _DESTINATION = r"\((?:[^()\\]|\\.|\([^()]*\))*\)"  # (url "title"): one level of nested parens

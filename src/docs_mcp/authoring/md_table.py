@@ -18,6 +18,9 @@ from dataclasses import dataclass
 from markdown_it.common.utils import MD_TRIM_CHARS
 from markdown_it.rules_block.state_block import StateBlock
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"markdown-it-py": "4.3"}
+
 ROWS_META_KEY = "rows"
 # Same limit as markdown-it (see markdown-it/markdown-it#1000): bounds expansion of short rows.
 MAX_AUTOCOMPLETED_CELLS = 0x10000

@@ -35,7 +35,6 @@ COMMANDS: dict[str, str] = {
     "eval": "eval",
 }
 
-EXIT_OK = 0
 EXIT_FAILURE = 1  # the command ran and found a problem (validation errors, build refused)
 EXIT_USAGE = 2
 

@@ -49,10 +49,6 @@ class RowCatalog:
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._where
 
-    def facet_value(self, chunk_id: str, name: str) -> str | None:
-        value: str | None = self._meta[self.facet_columns[name]][self._row[chunk_id]].as_py()
-        return value
-
     def sections(self, ids: Sequence[str], **extra: Sequence[Any]) -> list[Section]:
         """``Section``s of ``ids`` in order; ``extra`` gives per-id values of the optional fields
         (``snippet``, ``score``, ``markdown``)."""

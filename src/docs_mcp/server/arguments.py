@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"jsonschema": "4.26", "mcp": "2.3"}
+
 _ROOT_KEYWORDS = {"type", "properties", "required", "additionalProperties", "description", "title"}
 _PROPERTY_KEYWORDS = {
     "type",

@@ -25,6 +25,9 @@ import sys
 import types
 from pathlib import Path
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"lancedb": "0.40", "lance-namespace-urllib3-client": "0.13"}
+
 LAZY_PACKAGES = (
     "lance_namespace_urllib3_client",
     "lance_namespace_urllib3_client.api",

@@ -15,6 +15,9 @@ import shutil
 import sys
 from pathlib import Path
 
+# Library versions this replacement was measured against (see tests/test_replacements.py).
+MEASURED_WITH = {"python": "3.11"}
+
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 BUILDING = ".building-"

@@ -1,0 +1,46 @@
+"""Hand-written replacements of library code were measured against one version of that library.
+
+Each such module declares ``MEASURED_WITH`` (distribution -> "major.minor"). When an installed version
+differs, this fails, naming the benchmark to re-run: keep the replacement only if it still wins
+(update its docstring's figures and ``MEASURED_WITH``), else go back to the library.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import platform
+
+import pytest
+
+_BENCH = "benchmarks/test_replacements.py::"
+# module -> the benchmark that compares it with the library it replaces
+REPLACEMENTS = {
+    "docs_mcp.authoring.md_table": _BENCH + "test_md_table_against_markdown_its_table_rule",
+    "docs_mcp.authoring.inline_text": _BENCH + "test_inline_text_against_markdown_its_inline_parser",
+    "docs_mcp.authoring.chunk_pool": _BENCH + "test_chunk_pool_against_the_standard_process_pool",
+    "docs_mcp.build.swap": _BENCH + "test_swap_exchange_leaves_no_moment_without_an_index",
+    "docs_mcp.server.stdio": "benchmarks/test_server.py::test_stdio_transport_against_the_sdks",
+    "docs_mcp.server.arguments": _BENCH + "test_argument_fast_path_against_jsonschema",
+    "docs_mcp.store.lancedb_import": _BENCH + "test_lancedb_import_against_the_plain_import",
+}
+
+
+def _installed(distribution: str) -> str:
+    if distribution == "python":
+        return platform.python_version()
+    return importlib.metadata.version(distribution)
+
+
+@pytest.mark.parametrize("module_name", sorted(REPLACEMENTS))
+def test_a_replacement_runs_against_the_library_versions_it_was_measured_with(module_name: str) -> None:
+    measured: dict[str, str] = importlib.import_module(module_name).MEASURED_WITH
+    assert measured, f"{module_name} declares no MEASURED_WITH"
+    for distribution, version in measured.items():
+        installed = _installed(distribution)
+        assert installed == version or installed.startswith(version + "."), (
+            f"{module_name} replaces library code and was measured with {distribution} {version}; "
+            f"{installed} is installed. Re-run {REPLACEMENTS[module_name]} (-s prints both figures): "
+            "keep the replacement only if it still wins, updating the figures in its docstring and "
+            f"MEASURED_WITH; otherwise go back to {distribution}."
+        )
