@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -89,3 +90,28 @@ def test_a_build_killed_half_way_leaves_the_old_index_serving(tmp_path: Path) ->
     assert main(["build", "--docs-dir", str(big), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert DocsIndex.open(tmp_path / "out").manifest.file_count == 150
     assert sorted(p.name for p in tmp_path.iterdir()) == ["big", "cache", "docs", "out"]
+
+
+def test_progress_off_a_terminal_prints_whole_counts_once_per_stage(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "files: 5"
+    assert lines[1].startswith("chunks: ") and lines[1].endswith(" from 5 files")
+    assert lines[2] == f"writing: {tmp_path / 'out'}"
+    assert lines[3].startswith("done: ")
+    assert len(lines) == 4
+
+
+def test_build_json_prints_the_summary_as_one_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = write_docs(tmp_path / "docs")
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out"), "--json", "--quiet"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["files"] == 5 and summary["chunks"] > 5
+    assert summary["embedding"] is None
+    assert {w["rule"] for w in summary["warnings"]} == {"default-strategy"}
+    assert summary["out"] == str(tmp_path / "out")
