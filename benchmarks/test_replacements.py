@@ -32,7 +32,7 @@ from docs_mcp.authoring.chunking import chunk_file
 from docs_mcp.authoring.inline_text import inline_plain_text
 from docs_mcp.authoring.markdown import _parser
 from docs_mcp.authoring.model import FileSettings
-from docs_mcp.build.swap import exchange_dirs
+from docs_mcp.store.swap import exchange_dirs
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.schema import search_input_schema
 
@@ -175,7 +175,7 @@ def test_chunk_pool_against_the_standard_process_pool(
     )
 
 
-# -- build/swap.py: the atomic exchange ----------------------------------------------------------------
+# -- store/swap.py: the atomic exchange ----------------------------------------------------------------
 
 
 def _two_renames(new: Path, current: Path) -> None:
@@ -190,7 +190,7 @@ def _reader_misses(tmp: Path, swap: Callable[[Path, Path], None], swaps: int) ->
     """Swap two index folders ``swaps`` times while a reader opens OUT/manifest; how often it failed."""
     out, staging = tmp / "out", tmp / "staging"
     for folder in (out, staging):
-        folder.mkdir()
+        folder.mkdir(parents=True)
         (folder / "manifest.json").write_text("{}")
     misses = 0
     stop = threading.Event()

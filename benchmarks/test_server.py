@@ -13,6 +13,7 @@ import compileall
 import json
 import os
 import re
+import signal
 import statistics
 import subprocess
 import sys
@@ -108,17 +109,22 @@ def over_stdio(portal: BlockingPortal, corpora_index: Path) -> Iterator[Connecte
 
 
 # The SDK's own stdio transport (a reader thread for stdin, a writer thread for stdout) around the same
-# server: what docs_mcp.server.stdio replaces.
+# server, with the same signal handling as ours: what docs_mcp.server.stdio replaces.
 SDK_STDIO = """
-import sys
+import signal, sys
 from pathlib import Path
 import anyio
 from mcp.server.stdio import stdio_server
 from docs_mcp.server.app import open_server
+from docs_mcp.server.signals import cancel_on_signals
 ready = open_server(Path(sys.argv[1]))
 async def main():
-    async with stdio_server() as (read_stream, write_stream):
-        await ready.server.run(read_stream, write_stream, ready.server.create_initialization_options())
+    async with anyio.create_task_group() as group:
+        await group.start(cancel_on_signals, group.cancel_scope, (signal.SIGTERM, signal.SIGINT))
+        print("ready", file=sys.stderr, flush=True)
+        async with stdio_server() as (read_stream, write_stream):
+            await ready.server.run(read_stream, write_stream, ready.server.create_initialization_options())
+        group.cancel_scope.cancel()
 anyio.run(main)
 """
 
@@ -226,6 +232,45 @@ def test_stdio_transport_against_the_sdks(
     )
 
 
+def _seconds_to_stop_on_sigterm(command: list[str], limit: float) -> float:
+    """Start a stdio server, wait until it serves, send SIGTERM with its input still open; seconds until
+    it exits (``limit`` when it had not: its input is then closed to end it)."""
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    with process.stdin, process.stdout, process.stderr:
+        process.stdin.write((json.dumps(_SESSION[0]) + "\n").encode())
+        process.stdin.flush()
+        _reply(process.stdout, 1)
+        process.stderr.readline()  # the readiness line: the signal handlers are in place
+        started = time.perf_counter()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(limit)
+            return time.perf_counter() - started
+        except subprocess.TimeoutExpired:
+            process.stdin.close()
+            process.wait(30)
+            return limit
+
+
+def test_stdio_stops_on_a_signal_against_the_sdks(benchmark: Any, corpora_index: Path) -> None:
+    """SIGTERM to an idle stdio server whose client keeps its input open: ours stops at once; the
+    SDK's transport waits for its reader thread, blocked on stdin until the next line or EOF."""
+    limit = 5.0
+    ours = [_seconds_to_stop_on_sigterm(_serve(corpora_index), limit) for _ in range(3)]
+    sdk_command = [sys.executable, "-c", SDK_STDIO, str(corpora_index)]
+    sdk = [_seconds_to_stop_on_sigterm(sdk_command, limit) for _ in range(3)]
+    benchmark.pedantic(lambda: None, rounds=1)
+    benchmark.extra_info.update(
+        {"ours_stop_s": round(max(ours), 3), "sdk_stop_s": round(min(sdk), 3), "limit_s": limit}
+    )
+    print(
+        f"\nSIGTERM to exit, idle stdio server: ours at most {max(ours):.2f}s, SDK's at least {min(sdk):.2f}s"
+    )
+
+
 def test_client_side_output_schema_validation(benchmark: Any, over_stdio: Connected) -> None:
     """What an MCP client spends re-validating a ``search_docs`` result against our output schema,
     done the way ``mcp.client.session.ClientSession.validate_tool_result`` does it (a compiled
@@ -328,6 +373,8 @@ def _spawn_seconds(code: str) -> tuple[float, float]:
 # REST client deferred, pyarrow, numpy; the MCP SDK's server and types): the floor under the cold
 # start that nothing of ours can go below.
 IMPORT_FLOOR = (
+    "import gc\n"
+    "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup)
     "from docs_mcp.store.lancedb_import import install_lazy_rest_client\n"
     "install_lazy_rest_client()\n"
     "import lancedb, mcp.server.lowlevel, mcp.server.stdio"

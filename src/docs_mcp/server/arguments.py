@@ -7,8 +7,13 @@ allowed, so the agent can correct the call in one step.
 
 Valid arguments are recognised by a direct check of the few keywords our schemas use; jsonschema is
 imported and compiled only to explain a rejected call (or for a schema using other keywords). That
-keeps its import (~60 ms) out of the server's cold start. The direct check only ever says "valid"
-when jsonschema would too (a property test holds it to that); anything else goes to jsonschema.
+keeps its import out of the server's cold start. The direct check only ever says "valid" when
+jsonschema would too (a property test holds it to that); anything else goes to jsonschema.
+
+Measured against jsonschema 4.26 in the same run
+(``benchmarks/test_replacements.py::test_argument_fast_path_against_jsonschema``, a loaded 2-core
+machine): 2,000 valid ``search_docs`` calls took 276 ms through jsonschema and 23 ms here (12x), and
+importing jsonschema costs 256 ms of CPU that the first answer does not pay.
 """
 
 from __future__ import annotations

@@ -8,6 +8,13 @@ The SDK also writes stdout through a worker thread (a write and a flush: two thr
 message). When stdout is a pipe or socket, as it is under an MCP client, it is written here from
 the event loop without blocking instead: non-blocking writes, waiting for room only when the client
 is not reading. While serving, fd 1 points at stderr, so stray prints cannot corrupt the protocol.
+
+Measured against the SDK's ``stdio_server`` (mcp 2.3.0) around the same server with the same signal
+handling (``benchmarks/test_server.py::test_stdio_stops_on_a_signal_against_the_sdks`` and
+``::test_stdio_transport_against_the_sdks``): SIGTERM to an idle server whose client keeps its input
+open stops this transport within 0.5 s, while the SDK's had not stopped after 5 s (its reader thread
+blocks on stdin); ``search_docs`` p50 40.9 ms here against 42.9 ms (1.05x, within the noise of that
+loaded machine: the gain that keeps this module is the clean stop).
 """
 
 from __future__ import annotations

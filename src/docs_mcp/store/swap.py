@@ -4,6 +4,11 @@ Shared by ``build`` (a new index from docs) and ``artifact.pull`` (an index from
 into a private staging folder beside ``OUT`` (``.OUT.building-PID``, ``.OUT.pulling-PID``) and exchange
 it with ``OUT`` at the end, so readers see the old index or the new one, never a partial one, and an
 interrupted or failed writer leaves the previous index untouched.
+
+The standard library has no atomic exchange (``os.replace`` twice leaves a moment without ``OUT``).
+Measured in ``benchmarks/test_replacements.py::test_swap_exchange_leaves_no_moment_without_an_index``:
+during 2,000 swaps a reader opening ``OUT``'s manifest failed 0 times with ``renameat2`` and 1,789
+times with two renames.
 """
 
 from __future__ import annotations
