@@ -1,8 +1,8 @@
 """Every command starts on every install: the CLI run in subprocesses where an extra's modules cannot
 be imported (``sys.modules[name] = None``, as if the extra were not installed).
 
-The fresh-venv check (``python3 -m venv`` + ``pip install 'docs-mcp[EXTRA]'``) is described in
-docs/development.md; this is its stand-in inside the suite.
+The fresh-venv check (``python3 -m venv`` + ``pip install 'docs-mcp[EXTRA]'``, see docs/cli.md
+"Installs and extras") needs the network and minutes per extra; this is its stand-in inside the suite.
 """
 
 from __future__ import annotations
