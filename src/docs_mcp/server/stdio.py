@@ -13,8 +13,8 @@ Measured against the SDK's ``stdio_server`` (mcp 2.3.0) around the same server w
 handling (``benchmarks/test_server.py::test_stdio_stops_on_a_signal_against_the_sdks`` and
 ``::test_stdio_transport_against_the_sdks``): SIGTERM to an idle server whose client keeps its input
 open stops this transport within 0.5 s, while the SDK's had not stopped after 5 s (its reader thread
-blocks on stdin); ``search_docs`` p50 40.9 ms here against 42.9 ms (1.05x, within the noise of that
-loaded machine: the gain that keeps this module is the clean stop).
+blocks on stdin). Round trips are at parity: ``search_docs`` p50 0.95x-1.05x of the SDK's over two runs
+on a loaded machine, so the thread hand-offs saved are not what keeps this module; the clean stop is.
 """
 
 from __future__ import annotations
