@@ -32,9 +32,9 @@ from docs_mcp.authoring.chunking import chunk_file
 from docs_mcp.authoring.inline_text import inline_plain_text
 from docs_mcp.authoring.markdown import _parser
 from docs_mcp.authoring.model import FileSettings
-from docs_mcp.store.swap import exchange_dirs
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.schema import search_input_schema
+from docs_mcp.store.swap import exchange_dirs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]

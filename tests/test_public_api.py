@@ -14,6 +14,18 @@ import sys
 import pytest
 
 PUBLIC_API: dict[str, list[str]] = {
+    "docs_mcp.artifact": [
+        "ARTIFACT_TYPE",
+        "Credentials",
+        "PublishResult",
+        "PullResult",
+        "Reference",
+        "is_oci_reference",
+        "parse_reference",
+        "publish",
+        "pull",
+        "resolve",
+    ],
     "docs_mcp.authoring": ["Chunk", "Corpus", "ValidationReport", "load_corpus", "validate"],
     "docs_mcp.build": ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"],
     "docs_mcp.store": [
@@ -58,8 +70,10 @@ PUBLIC_API: dict[str, list[str]] = {
     "docs_mcp.server": [
         "DEFAULT_HOST",
         "DEFAULT_PORT",
+        "OCI_SCHEME",
         "HttpOptions",
         "ReadyServer",
+        "RegistryOptions",
         "Transport",
         "create_server",
         "open_server",

@@ -39,4 +39,3 @@ def test_serve_announces_itself_in_one_line_on_stderr(index: Path) -> None:
     assert done.stdout == ""
     assert done.stderr.startswith("docs-mcp: serving index ")
     assert done.stderr.rstrip().endswith("on stdio")
-

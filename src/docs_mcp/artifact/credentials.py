@@ -25,6 +25,15 @@ from pathlib import Path
 
 from docs_mcp.errors import ConfigError
 
+__all__ = [
+    "GITHUB_TOKEN_ENV",
+    "PASSWORD_ENV",
+    "USERNAME_ENV",
+    "Credentials",
+    "docker_config_credentials",
+    "find_credentials",
+]
+
 USERNAME_ENV = "DOCS_MCP_REGISTRY_USERNAME"
 PASSWORD_ENV = "DOCS_MCP_REGISTRY_PASSWORD"
 GITHUB_TOKEN_ENV = "GITHUB_TOKEN"

@@ -36,6 +36,8 @@ from docs_mcp.artifact.registry import RegistryClient
 from docs_mcp.errors import ArtifactRejected, ReferenceNotFound
 from docs_mcp.store.manifest import MANIFEST_FILE, IndexManifest, read_manifest
 
+__all__ = ["SOURCE_DATE_EPOCH", "PublishResult", "publish"]
+
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
 
 

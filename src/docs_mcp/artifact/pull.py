@@ -26,6 +26,8 @@ from docs_mcp.store.manifest import MANIFEST_FILE, IndexManifest
 from docs_mcp.store.schema import LANCEDB_DIR
 from docs_mcp.store.swap import new_staging_dir, swap_in
 
+__all__ = ["PULL_RECORD", "PullResult", "pull", "resolve"]
+
 PULL_RECORD = ".docs-mcp-artifact.json"  # beside the index: which artifact it came from
 _PULLING = ".pulling-"
 _MAX_CONFIG_BYTES = 1 << 20

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 
 from docs_mcp.errors import ConfigError
 
+__all__ = ["DEFAULT_TAG", "OCI_SCHEME", "Reference", "check_tag", "is_oci_reference", "parse_reference"]
+
 OCI_SCHEME = "oci://"
 DEFAULT_TAG = "latest"
 # The distribution spec's grammar (repository path components, tags, sha256 digests).

@@ -23,8 +23,8 @@ from docs_mcp.artifact.credentials import Credentials
 from docs_mcp.artifact.oci import ACCEPTED_MANIFEST_TYPES, MANIFEST_MEDIA_TYPE, Descriptor, sha256_digest
 from docs_mcp.artifact.reference import Reference
 from docs_mcp.errors import (
-    ConfigError,
     DigestMismatch,
+    MissingExtra,
     ReferenceNotFound,
     RegistryError,
     RegistryUnauthorized,
@@ -41,11 +41,13 @@ _CHUNK = 1 << 20
 
 
 def _oras() -> Any:
-    """oras-py's provider module, or a ConfigError naming the extra that installs it."""
+    """oras-py's provider module, or a ``MissingExtra`` (a ConfigError) naming the extra that installs it."""
     try:
         import oras.provider
     except ImportError as error:
-        raise ConfigError(f"publishing and pulling indexes needs the artifact extra: {EXTRA}") from error
+        raise MissingExtra(
+            f"publishing and pulling indexes needs the artifact extra: {EXTRA}", "artifact"
+        ) from error
     return oras.provider
 
 

@@ -32,7 +32,16 @@ from docs_mcp.server.render import render_get, render_search
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.tools import DocsTools
 
-__all__ = ["SERVER_NAME", "ReadyServer", "build_tools", "create_server", "open_server"]
+__all__ = [
+    "SERVER_NAME",
+    "ReadyServer",
+    "ServedIndex",
+    "build_tools",
+    "create_server",
+    "open_server",
+    "open_warm",
+    "served_index",
+]
 
 logger = logging.getLogger(__name__)
 
