@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.fusion import FusionConfig
+from docs_mcp.search.types import SearchMode
 from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS
 
 __all__ = ["SearchConfig"]
@@ -40,5 +41,8 @@ class SearchConfig:
     # HNSW candidate list of the vector leg when the table has a vector index; None keeps LanceDB's
     # default (1.5 x the limit). Raising it costs latency (measured in benchmarks/test_search.py).
     hnsw_ef: int | None = None
+    # The mode of a request that names none (the MCP tools never do); None: hybrid when the index has
+    # vectors, else full text. The eval harness sets it to score one leg through the real server.
+    mode: SearchMode | None = None
     # Which facets are language and scope, and whether language filters auto-include global guides.
     facets: FacetConventions = SPEC_FACETS

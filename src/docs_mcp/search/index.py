@@ -106,7 +106,7 @@ class DocsIndex:
         Raises ``QueryError`` for an unknown facet or a value the index does not hold.
         """
         where = build_where(request.filters, self.facets, self.config.facets)
-        mode, fallback = self._choose_mode(request.mode)
+        mode, fallback = self._choose_mode(request.mode or self.config.mode)
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         vector: list[float] | None = None
         if mode != "fulltext":
