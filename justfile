@@ -16,10 +16,21 @@ test *ARGS:
 lint:
     ./dev lint
 
-# Benchmarks, then the release gates against benchmarks/thresholds.toml
-bench:
-    ./dev bench
-    .venv/bin/python -m benchmarks.gate .bench.json
+# Benchmarks, then every gate of benchmarks/thresholds.toml: writes bench-report.md (figures, verdicts,
+# the previous run's figures beside them) and fails when a gate fails
+bench *ARGS:
+    #!/usr/bin/env bash
+    set -uo pipefail
+    if [ -f .bench.json ]; then mv .bench.json .bench-previous.json; fi
+    status=0
+    ./dev bench {{ARGS}} || status=$?
+    .venv/bin/python -m benchmarks.gate .bench.json --previous .bench-previous.json --markdown bench-report.md || status=1
+    echo "figures and verdicts: bench-report.md"
+    exit $status
+
+# The deterministic gates CI checks on every change: claude-docs quality and same-run speed ratios
+quality:
+    ./dev quality
 
 # Everything CI runs, on this machine
 ci:

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from evaldata_sets import materialize_sdk_corpora
+from evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 
 from docs_mcp.authoring.model import Chunk
 from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.build.rows import chunk_rows
 from docs_mcp.build.writer import write_index
+from docs_mcp.errors import ConfigError
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
 SYNTHETIC_DIMENSIONS = 384
@@ -43,6 +44,37 @@ def corpora_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -
 def corpora_index(corpora_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("corpora-index") / "out"
     build(BuildOptions(docs_dir=corpora_docs, out=out))
+    return out
+
+
+@pytest.fixture(scope="session")
+def claude_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The claude-docs labelled set staged as a docs folder (see tests/evaldata_sets.py)."""
+    return stage_claude_docs(evaldata_dir, tmp_path_factory.mktemp("claude-docs") / "docs")
+
+
+@pytest.fixture(scope="session")
+def claude_fulltext_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("claude-fulltext") / "out"
+    build(BuildOptions(docs_dir=claude_docs, out=out))
+    return out
+
+
+def needs_local_model() -> None:
+    """Skip when the local embedding model (extra ``local``) is not installed."""
+    from docs_mcp.embedding import local
+
+    try:
+        local.find_tokenizer()
+    except ConfigError as missing:
+        pytest.skip(f"local model not installed: {missing}")
+
+
+@pytest.fixture(scope="session")
+def claude_local_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    needs_local_model()
+    out = tmp_path_factory.mktemp("claude-local") / "out"
+    build(BuildOptions(docs_dir=claude_docs, out=out, embedding_provider="local"))
     return out
 
 

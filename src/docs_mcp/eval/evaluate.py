@@ -17,7 +17,7 @@ from docs_mcp.eval.queries import LabelledQuery, load_queries
 from docs_mcp.eval.report import EvalReport, RunReport
 from docs_mcp.eval.runner import run_queries
 from docs_mcp.eval.sources import Source, built_index, index_folder
-from docs_mcp.eval.transports import Target, connect, parse_transport
+from docs_mcp.eval.transports import Target, connect, parse_transport, sole_error
 from docs_mcp.search.types import SEARCH_MODES, SearchMode
 
 __all__ = ["DEFAULT_KS", "MAX_K", "EvalOptions", "evaluate"]
@@ -81,8 +81,11 @@ async def _run(
 ) -> RunReport:
     ks, matching = scoring
     started = time.perf_counter()
-    async with connect(target) as client:
-        runs = await run_queries(client, queries, ks, matching)
+    try:
+        async with connect(target) as client:
+            runs = await run_queries(client, queries, ks, matching)
+    except BaseExceptionGroup as group:
+        raise sole_error(group) from None
     index = target.url or str(target.index)
     report = RunReport(label, index, target.label, ks, runs, time.perf_counter() - started)
     if baseline is None:

@@ -28,7 +28,7 @@ from mcp.client.stdio import stdio_client
 from docs_mcp.errors import ConfigError, DocsMcpError
 from docs_mcp.search.types import SearchMode
 
-__all__ = ["TRANSPORTS", "Target", "TransportName", "connect", "parse_transport"]
+__all__ = ["TRANSPORTS", "Target", "TransportName", "connect", "parse_transport", "sole_error"]
 
 TransportName = Literal["inproc", "stdio", "http"]
 TRANSPORTS: tuple[TransportName, ...] = ("inproc", "stdio", "http")
@@ -168,6 +168,18 @@ async def _stop(process: Process) -> None:
             process.kill()
             await process.wait()
         await process.aclose()
+
+
+def sole_error(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The one exception inside ``group`` (nested task groups wrap it), else the group itself.
+
+    The SDK client's task group wraps whatever the code using it raised: unwrap it so a
+    ``DocsMcpError`` reaches the caller as itself.
+    """
+    found: BaseException = group
+    while isinstance(found, BaseExceptionGroup) and len(found.exceptions) == 1:
+        found = found.exceptions[0]
+    return found
 
 
 def _failed(transport: str, output: str, error: BaseException | None) -> str:
