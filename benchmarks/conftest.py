@@ -60,8 +60,9 @@ def claude_fulltext_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFa
     return out
 
 
-def needs_local_model() -> None:
-    """Skip when the local embedding model (extra ``local``) is not installed."""
+@pytest.fixture(scope="session")
+def local_model() -> None:
+    """Skips the test when the local embedding model (extra ``local``) is not installed."""
     from docs_mcp.embedding import local
 
     try:
@@ -71,8 +72,9 @@ def needs_local_model() -> None:
 
 
 @pytest.fixture(scope="session")
-def claude_local_index(claude_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    needs_local_model()
+def claude_local_index(
+    local_model: None, claude_docs: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
     out = tmp_path_factory.mktemp("claude-local") / "out"
     build(BuildOptions(docs_dir=claude_docs, out=out, embedding_provider="local"))
     return out

@@ -1,0 +1,93 @@
+"""Running ``docs-mcp`` as a real process for the benchmarks: its command, an HTTP server, memory.
+
+``peak_rss`` of a finished command comes from ``wait4`` (the kernel's high-water mark of that one
+child); a running server's comes from ``VmHWM`` in ``/proc``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def env() -> dict[str, str]:
+    values = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    values["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "src"), values.get("PYTHONPATH", "")])
+    return values
+
+
+def docs_mcp(*args: str) -> list[str]:
+    """The real CLI, as a user runs it."""
+    return [sys.executable, "-m", "docs_mcp", *args]
+
+
+def serve_command(index: Path, *extra: str) -> list[str]:
+    return docs_mcp("serve", "--index", str(index), *extra)
+
+
+def memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """``VmRSS`` (resident now) or ``VmHWM`` (peak resident) of a running process, in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no {field} for process {pid}")
+
+
+def peak_rss(command: Sequence[str], timeout: float = 1500) -> tuple[float, float]:
+    """Run ``command`` to completion: (seconds, peak resident MiB). Raises if it fails or hangs."""
+    with tempfile.TemporaryFile() as errors:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env())
+        timer = threading.Timer(timeout, process.kill)
+        timer.start()
+        try:
+            _pid, status, usage = os.wait4(process.pid, 0)
+        finally:
+            timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        seconds = time.perf_counter() - started
+        if process.returncode != 0:
+            errors.seek(0)
+            raise AssertionError(f"{command} failed: {errors.read().decode(errors='replace')[-2000:]}")
+    return seconds, usage.ru_maxrss / 1024  # KiB on Linux
+
+
+@contextmanager
+def http_server(index: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``docs-mcp serve --transport http --port 0`` on 127.0.0.1: (process, URL of /mcp)."""
+    process = subprocess.Popen(
+        serve_command(index, "--transport", "http", "--port", "0"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
+    assert process.stderr is not None
+    url = ""
+    for line in process.stderr:  # bounded by the calling test's timeout
+        found = re.search(r"at (http://\S+/mcp)", line)
+        if found:
+            url = found.group(1)
+            print(f"\n{line.strip()}")  # the server's own open + warm-up time
+            break
+    drain = threading.Thread(target=process.stderr.read, daemon=True)  # keep the pipe drained
+    drain.start()
+    try:
+        assert url, "server did not start"
+        yield process, url
+    finally:
+        process.terminate()
+        process.wait(30)
+        drain.join(30)
+        process.stderr.close()  # else an unclosed-file ResourceWarning fails the session (-W error)

@@ -1,0 +1,70 @@
+"""Incremental rebuild: claude-docs built with the local model, then rebuilt after one edited file.
+
+The embedding cache (``OUT/.docs-mcp-cache``) keeps every unchanged chunk's vector, so a rebuild
+embeds only the edited section; the benchmark times the rebuild (each round edits another page) and
+records the first, full build's time, the embedding throughput of that build, and how many chunks the
+last rebuild embedded. Also the size of the index with vectors. Run:
+``.venv/bin/python -m pytest benchmarks/test_rebuild.py --benchmark-only -s``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from itertools import count
+from pathlib import Path
+
+import pytest
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from docs_mcp.build.pipeline import CACHE_DIR_NAME, BuildOptions, BuildResult, build
+
+pytestmark = pytest.mark.timeout(1800)
+
+
+def _size(path: Path, pattern: str = "*") -> int:
+    return sum(p.stat().st_size for p in path.rglob(pattern) if p.is_file())
+
+
+def test_rebuild_after_one_edited_file(
+    benchmark: BenchmarkFixture, local_model: None, claude_docs: Path, tmp_path: Path
+) -> None:
+    docs = shutil.copytree(claude_docs, tmp_path / "docs")
+    options = BuildOptions(docs_dir=docs, out=tmp_path / "out", embedding_provider="local")
+    first = build(options)
+    pages = sorted(docs.rglob("*.md"))
+    edits = count(1)
+    results: list[BuildResult] = []
+
+    def edit_one_page() -> None:
+        n = next(edits)
+        page = pages[n * 7 % len(pages)]
+        page.write_text(page.read_text(encoding="utf-8") + f"\n\nEdited for rebuild round {n}.\n")
+
+    benchmark.pedantic(lambda: results.append(build(options)), setup=edit_one_page, rounds=3, iterations=1)
+    last = results[-1]
+    assert last.cache_misses is not None and 1 <= last.cache_misses <= 3, last
+    benchmark.extra_info.update(
+        full_build_s=round(first.seconds, 2),
+        embed_chunks_per_s=round(first.chunk_count / first.seconds, 1),
+        chunks=first.chunk_count,
+        rebuild_embedded=last.cache_misses,
+        rebuild_cache_hits=last.cache_hits,
+    )
+    print(
+        f"\nfull build {first.seconds:.1f} s ({first.chunk_count} chunks), rebuild after one edit "
+        f"{benchmark.stats.stats.median:.2f} s embedding {last.cache_misses} chunk(s)"
+    )
+
+
+def test_index_size_with_vectors(
+    benchmark: BenchmarkFixture, claude_local_index: Path, claude_docs: Path
+) -> None:
+    """Bytes on disk of the claude-docs index with 384-d local vectors, over its markdown."""
+
+    def measure() -> int:
+        return _size(claude_local_index) - _size(claude_local_index / CACHE_DIR_NAME)
+
+    index = benchmark.pedantic(measure, rounds=1, iterations=1)
+    markdown = _size(claude_docs, "*.md")
+    benchmark.extra_info.update(index_bytes=index, markdown_bytes=markdown, ratio=round(index / markdown, 2))
+    print(f"\nindex {index / 2**20:.1f} MiB (cache excluded) for {markdown / 2**20:.1f} MiB of markdown")
