@@ -22,6 +22,7 @@ from anyio.from_thread import start_blocking_portal
 from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from benchmarks.test_search import QUERIES
 from docs_mcp.embedding.local import LocalProvider
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
@@ -29,14 +30,6 @@ from docs_mcp.store.manifest import EmbeddingInfo, read_manifest, write_manifest
 from docs_mcp.store.schema import LANCEDB_DIR
 
 pytestmark = pytest.mark.timeout(1800)
-
-QUERIES = [
-    "create link",
-    "retry timeout",
-    "how do I paginate list results",
-    "createLink request",
-    "page token",
-]
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from eval_support import ANIMAL_QUERIES
 
-from docs_mcp.errors import ConfigError
+from docs_mcp.errors import ConfigError, DocsMcpError
 from docs_mcp.eval import EvalOptions, evaluate
 from docs_mcp.eval.report import RunReport
 
@@ -119,3 +119,22 @@ def test_build_compares_providers_side_by_side_and_mode_forces_one_leg(animals_d
         EvalOptions(queries=ANIMAL_QUERIES, build=animals_docs, compare=("hash",), mode="vector")
     )
     assert vector.primary.modes == ["vector"]
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_server_that_cannot_start_reports_what_it_said(tmp_path: Path, transport: str) -> None:
+    not_an_index = tmp_path / "empty"
+    not_an_index.mkdir()
+    with pytest.raises(
+        DocsMcpError, match=f"the {transport} server did not serve the index: .*docs-mcp: error"
+    ):
+        evaluate(EvalOptions(queries=ANIMAL_QUERIES, index=not_an_index, transport=transport))
+
+
+def test_bad_filters_over_stdio_are_the_same_clear_error(animals_index: Path, tmp_path: Path) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text(
+        '{"id": "a", "query": "otter", "relevant": ["go/otter.md"], "filters": {"language": "rust"}}\n'
+    )
+    with pytest.raises(ConfigError, match="language='rust' is not in the index"):
+        evaluate(EvalOptions(queries=queries, index=animals_index, transport="stdio"))

@@ -109,11 +109,13 @@ async def _stdio(index: Path) -> AsyncIterator[Client]:
     parameters = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
     # The server's status lines go to a file, not our terminal; shown only if it fails.
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
+        connected = False
         try:
             async with Client(stdio_client(parameters, errlog=errors)) as client:
+                connected = True
                 yield client
         except Exception as error:
-            if isinstance(error, DocsMcpError):
+            if connected:  # raised by the caller's code, or the server died mid-run: as it is
                 raise
             errors.seek(0)
             raise DocsMcpError(_failed("stdio", errors.read(), error)) from error
