@@ -1,7 +1,7 @@
 """Running ``docs-mcp`` as a real process for the benchmarks: its command, an HTTP server, memory.
 
-``peak_rss`` of a finished command comes from ``wait4`` (the kernel's high-water mark of that one
-child); a running server's comes from ``VmHWM`` in ``/proc``.
+``peak_rss`` of a finished command comes from the kernel's high-water mark of that one child
+(``ru_maxrss``); a running server's from ``VmHWM`` in ``/proc``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -43,23 +42,32 @@ def memory_mib(pid: int, field: str = "VmRSS") -> float:
     raise AssertionError(f"no {field} for process {pid}")
 
 
+# Runs the command and prints its peak RSS in KiB. A child's ru_maxrss starts from the RSS of the
+# process that forked it (Linux carries the old memory's high-water mark across exec), so the command
+# is forked from this small interpreter, never from the large pytest process.
+_PEAK_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+    "sys.exit(code)\n"
+)
+
+
 def peak_rss(command: Sequence[str], timeout: float = 1500) -> tuple[float, float]:
     """Run ``command`` to completion: (seconds, peak resident MiB). Raises if it fails or hangs."""
-    with tempfile.TemporaryFile() as errors:
-        started = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, env=env())
-        timer = threading.Timer(timeout, process.kill)
-        timer.start()
-        try:
-            _pid, status, usage = os.wait4(process.pid, 0)
-        finally:
-            timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        seconds = time.perf_counter() - started
-        if process.returncode != 0:
-            errors.seek(0)
-            raise AssertionError(f"{command} failed: {errors.read().decode(errors='replace')[-2000:]}")
-    return seconds, usage.ru_maxrss / 1024  # KiB on Linux
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _PEAK_WRAPPER, *command],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=timeout,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise AssertionError(f"{command} failed: {done.stderr[-2000:]}")
+    return seconds, int(done.stdout.split()[-1]) / 1024  # KiB on Linux
 
 
 @contextmanager

@@ -1,6 +1,6 @@
 """Peak memory of ``docs-mcp build`` and ``docs-mcp serve``, each a real process.
 
-Build: the kernel's high-water mark (``wait4``) of the whole command, on the dub + mistral corpora
+Build: the kernel's high-water mark (``ru_maxrss``) of the whole command, on the dub + mistral corpora
 (full text, 3,958 files) and on claude-docs with the local model (ONNX runtime loaded). Serve: the
 HTTP server's ``VmHWM`` after answering the 100 claude-docs questions over MCP, hybrid with the local
 model. Run: ``.venv/bin/python -m pytest benchmarks/test_memory.py --benchmark-only -s``.

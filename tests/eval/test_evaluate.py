@@ -138,3 +138,15 @@ def test_bad_filters_over_stdio_are_the_same_clear_error(animals_index: Path, tm
     )
     with pytest.raises(ConfigError, match="language='rust' is not in the index"):
         evaluate(EvalOptions(queries=queries, index=animals_index, transport="stdio"))
+
+
+def test_a_running_server_is_scored_at_its_url(animals_index: Path) -> None:
+    from server.server_support import start_http_server, stop
+
+    server = start_http_server(animals_index, deadline=120)
+    try:
+        report = evaluate(EvalOptions(queries=ANIMAL_QUERIES, transport=server.url, ks=(1,)))
+    finally:
+        stop(server)
+    assert report.primary.transport == server.url and report.primary.index == server.url
+    assert report.metrics["hit@1"] == 1.0

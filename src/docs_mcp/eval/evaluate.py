@@ -58,9 +58,9 @@ def evaluate(options: EvalOptions) -> EvalReport:
         QueryError: the server rejected a search.
         ValidationFailed, EmbeddingError: ``build`` could not build the docs.
     """
-    ks = _check(options)
-    queries = load_queries(options.queries)
     transport, url = parse_transport(options.transport)
+    ks = _check(options, url)
+    queries = load_queries(options.queries)
     runs: list[RunReport] = []
     providers: list[str | None] = [*options.compare] or [None]
     for provider in providers:
@@ -68,7 +68,7 @@ def evaluate(options: EvalOptions) -> EvalReport:
             target = Target(transport, index=found.path if found else None, url=url, mode=options.mode)
             label = found.label if found else (url or "")
             baseline = load_baseline(options.baseline, label) if options.baseline else None
-            runs.append(anyio.run(_run, target, label, queries, (ks, options.match), baseline))
+            runs.append(anyio.run(_run, target, label, queries, ks, options.match, baseline))
     return EvalReport(str(options.queries), runs)
 
 
@@ -76,10 +76,10 @@ async def _run(
     target: Target,
     label: str,
     queries: list[LabelledQuery],
-    scoring: tuple[tuple[int, ...], Matching],
+    ks: tuple[int, ...],
+    matching: Matching,
     baseline: Baseline | None,
 ) -> RunReport:
-    ks, matching = scoring
     started = time.perf_counter()
     try:
         async with connect(target) as client:
@@ -108,14 +108,9 @@ def _source(options: EvalOptions, url: str | None, provider: str | None) -> Iter
             yield folder
 
 
-def _check(options: EvalOptions) -> tuple[int, ...]:
+def _check(options: EvalOptions, url: str | None) -> tuple[int, ...]:
     """The sorted, distinct ks; raises ``ConfigError`` for options that contradict each other."""
-    named = [
-        options.index is not None,
-        options.build is not None,
-        str(options.transport).startswith("http") and "://" in str(options.transport),
-    ]
-    if sum(named) != 1:
+    if sum([options.index is not None, options.build is not None, url is not None]) != 1:
         raise ConfigError(
             "name the index once: --index OUT (or oci://REF), --build DOCS_DIR, or --transport URL"
         )
