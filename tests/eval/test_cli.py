@@ -49,3 +49,14 @@ def test_a_bad_query_file_exits_1_naming_the_line(
     queries.write_text('{"id": "a", "query": "x"}\n')
     assert main(["eval", "--index", str(animals_index), "--queries", str(queries)]) == 1
     assert f"{queries}:1: missing 'relevant'" in capsys.readouterr().err
+
+
+def test_compare_prints_one_column_per_provider(
+    animals_docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["eval", "--build", str(animals_docs), "--compare", "none,hash", "--queries", str(ANIMAL_QUERIES)]
+    assert main([*argv, "--k", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["metric", "none", "hash"]
+    assert [line.split()[0] for line in lines[3:8]] == ["recall@1", "precision@1", "mrr@1", "ndcg@1", "hit@1"]
+    assert any(line.startswith("hash: index ") and "mode hybrid" in line for line in lines)
