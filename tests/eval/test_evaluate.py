@@ -150,3 +150,13 @@ def test_a_running_server_is_scored_at_its_url(animals_index: Path) -> None:
         stop(server)
     assert report.primary.transport == server.url and report.primary.index == server.url
     assert report.metrics["hit@1"] == 1.0
+
+
+def test_a_url_nothing_answers_at_is_a_clear_error() -> None:
+    import socket
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{unused.getsockname()[1]}/mcp"  # bound, never listening
+        with pytest.raises(DocsMcpError, match=f"cannot reach an MCP server at {url}"):
+            evaluate(EvalOptions(queries=ANIMAL_QUERIES, transport=url))

@@ -69,10 +69,10 @@ async def connect(target: Target) -> AsyncIterator[Client]:
     """An MCP client connected to the server of ``target``; the server stops on exit.
 
     Raises ``IndexUnavailable`` (inproc) or ``DocsMcpError`` (a subprocess that would not start,
-    with its error output) when the index cannot be served.
+    with its error output; a URL nothing answers at) when the index cannot be served.
     """
     if target.url is not None:
-        async with Client(target.url) as client:
+        async with _remote(target.url) as client:
             yield client
         return
     if target.index is None:
@@ -86,6 +86,20 @@ async def connect(target: Target) -> AsyncIterator[Client]:
     else:
         async with _spawned_http(target.index) as client:
             yield client
+
+
+@asynccontextmanager
+async def _remote(url: str) -> AsyncIterator[Client]:
+    connected = False
+    try:
+        async with Client(url) as client:
+            connected = True
+            yield client
+    except Exception as error:
+        if connected:  # raised by the caller's code, or the server went away mid-run: as it is
+            raise
+        cause = sole_error(error) if isinstance(error, BaseExceptionGroup) else error
+        raise DocsMcpError(f"cannot reach an MCP server at {url}: {cause!r}") from error
 
 
 @asynccontextmanager
