@@ -60,3 +60,15 @@ def test_compare_prints_one_column_per_provider(
     assert lines[2].split() == ["metric", "none", "hash"]
     assert [line.split()[0] for line in lines[3:8]] == ["recall@1", "precision@1", "mrr@1", "ndcg@1", "hit@1"]
     assert any(line.startswith("hash: index ") and "mode hybrid" in line for line in lines)
+
+
+def test_the_eval_command_module_loads_no_mcp_client_or_lancedb() -> None:
+    import subprocess
+    import sys
+
+    loaded = "sorted({'mcp', 'lancedb', 'anyio'} & set(sys.modules))"
+    probe = f"import sys, docs_mcp.cli.commands.eval; print({loaded})"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
