@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from eval_support import ANIMAL_QUERIES
+from registry_support import Registry
 
 from docs_mcp.errors import ConfigError, DocsMcpError
 from docs_mcp.eval import EvalOptions, evaluate
@@ -160,3 +161,18 @@ def test_a_url_nothing_answers_at_is_a_clear_error() -> None:
         url = f"http://127.0.0.1:{unused.getsockname()[1]}/mcp"  # bound, never listening
         with pytest.raises(DocsMcpError, match=f"cannot reach an MCP server at {url}"):
             evaluate(EvalOptions(queries=ANIMAL_QUERIES, transport=url))
+
+
+def test_an_index_artifact_is_pulled_and_scored(
+    animals_index: Path, registry: Registry, tmp_path: Path
+) -> None:
+    from docs_mcp.artifact import publish
+
+    reference = registry.ref("eval/animals", "v1")
+    publish(animals_index, reference, cache_dir=tmp_path / "cache")
+    from_registry = evaluate(EvalOptions(queries=ANIMAL_QUERIES, index=f"oci://{reference}", ks=(1, 3)))
+    from_folder = evaluate(EvalOptions(queries=ANIMAL_QUERIES, index=animals_index, ks=(1, 3)))
+    assert from_registry.primary.index != str(animals_index)
+    assert from_registry.primary.label == f"oci://{reference}"
+    assert [r.units for r in from_registry.primary.queries] == [r.units for r in from_folder.primary.queries]
+    assert from_registry.metrics == from_folder.metrics

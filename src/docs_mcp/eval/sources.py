@@ -5,7 +5,6 @@ Pulled and built indexes live in a temporary folder removed when the evaluation 
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,8 +30,8 @@ class Source:
 def index_folder(index: str | Path) -> Iterator[Source]:
     """The index folder ``index``, or the artifact ``oci://REF`` pulled into a temporary folder.
 
-    Raises ``ConfigError`` for a missing folder or when this installation cannot pull artifacts, and
-    the pull's own errors (``ReferenceNotFound``, ``RegistryUnreachable``, ...).
+    Raises ``ConfigError`` for a missing folder (or a malformed reference, or the ``artifact`` extra
+    missing), and the pull's own errors (``RegistryError`` and its children, ``ArtifactRejected``).
     """
     text = str(index)
     if not text.startswith(OCI_PREFIX):
@@ -41,14 +40,12 @@ def index_folder(index: str | Path) -> Iterator[Source]:
             raise ConfigError(f"no index folder at {path}: pass the --out folder of docs-mcp build")
         yield Source(text, path)
         return
-    try:
-        pull = importlib.import_module("docs_mcp.artifact.pull").pull
-    except ImportError as error:
-        raise ConfigError(f"cannot pull {text}: this docs-mcp has no artifact support ({error})") from error
+    from docs_mcp.artifact import pull  # the registry client, only when asked for
+
     with tempfile.TemporaryDirectory(prefix="docs-mcp-eval-") as scratch:
-        dest = Path(scratch) / "index"
-        pull(text.removeprefix(OCI_PREFIX), dest)
-        yield Source(text, dest)
+        # A private cache: scoring an artifact leaves nothing behind in the user's blob cache.
+        pulled = pull(text, Path(scratch) / "index", cache_dir=Path(scratch) / "cache")
+        yield Source(text, pulled.path)
 
 
 @contextmanager
