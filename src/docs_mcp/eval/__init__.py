@@ -11,8 +11,9 @@ file format, matching) does not bring in the MCP client and LanceDB.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from docs_mcp.eval.harness import DEFAULT_KS, EvalOptions, evaluate
@@ -28,19 +29,11 @@ __all__ = [
     "evaluate",
     "load_queries",
 ]
-
-_HOMES = {
-    "DEFAULT_KS": "harness",
-    "EvalOptions": "harness",
-    "evaluate": "harness",
-    "LabelledQuery": "queries",
-    "load_queries": "queries",
-    "EvalReport": "report",
-    "RunReport": "report",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _HOMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{_HOMES[name]}"), name)
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "docs_mcp.eval.harness": ["DEFAULT_KS", "EvalOptions", "evaluate"],
+        "docs_mcp.eval.queries": ["LabelledQuery", "load_queries"],
+        "docs_mcp.eval.report": ["EvalReport", "RunReport"],
+    },
+)
