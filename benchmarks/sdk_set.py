@@ -1,0 +1,170 @@
+"""Retrieval figures on the SDK query set (``tests/data/sdk_queries.jsonl``, dub + mistral corpora).
+
+    python -m benchmarks.sdk_set --index OUT [--k 5] [--mode hybrid|fulltext|vector] [--details]
+
+``OUT`` is an index built from the corpora as ``tests/evaldata_sets.materialize_sdk_corpora`` stages
+them (facets ``api``, ``language``, ``scope``). Per category and overall it prints:
+
+- recall@k over *answers*: the highest-graded relevant entries, where copies of one answer (the same
+  API and last heading-path element, e.g. a section in ``README.md`` and ``README-PYPI.md``, or one
+  operation in each language for a question that names none) count as one answer found when any copy
+  is in the top k. A relevant entry without ``#`` is a file: any of its chunks matches.
+- MRR@k: the reciprocal rank of the first hit that is relevant at any grade.
+- repeated sections: for questions sent without a ``language`` filter, how many show the same
+  section in two languages' files in their top k (issue 15's cross-language folding drives this to
+  zero). ``strict`` follows the issue's wording: the same file name and heading path, compared without
+  case and with the language's name taken out, and the same part; ``loose`` compares only the file
+  name and the section's own heading (it also catches a README whose sections sit under an extra
+  ``# github.com/...`` title in one language). Both also require the other facets (``api``) to agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from docs_mcp.eval.queries import LabelledQuery, load_queries
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.search.types import SearchMode, SearchRequest, Section
+
+QUERIES = Path(__file__).resolve().parents[1] / "tests" / "data" / "sdk_queries.jsonl"
+LANGUAGE = "language"
+_PART = re.compile(r"-part-(\d+)$")
+
+
+def answers(query: LabelledQuery) -> list[list[str]]:
+    """The top-graded relevant entries of ``query`` grouped into answers (copies of one answer together)."""
+    top = max(query.grade(r) for r in query.relevant)
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for entry in query.relevant:
+        if query.grade(entry) == top:
+            groups[_answer_key(entry)].append(entry)
+    return list(groups.values())
+
+
+@dataclass
+class Figures:
+    queries: int = 0
+    recall: float = 0.0
+    reciprocal_rank: float = 0.0
+    unfiltered: int = 0  # queries sent without a language filter
+    repeated_strict: int = 0
+    repeated_loose: int = 0
+    details: list[dict[str, object]] = field(default_factory=list)
+
+    def line(self, name: str, k: int) -> str:
+        n = self.queries or 1
+        return (
+            f"{name:18s} {self.queries:3d} queries  recall@{k} {self.recall / n:.3f}  "
+            f"MRR@{k} {self.reciprocal_rank / n:.3f}  repeated sections (strict/loose) "
+            f"{self.repeated_strict}/{self.repeated_loose} of {self.unfiltered} without a language filter"
+        )
+
+
+def load_set(path: Path = QUERIES) -> list[LabelledQuery]:
+    """The labelled SDK questions (``docs_mcp.eval``'s query format). Raises ``ConfigError``."""
+    return load_queries(path)
+
+
+def _answer_key(entry: str) -> tuple[str, str]:
+    path, _, slug = entry.partition("#")
+    api = path.split("/", 1)[0]
+    return api, (slug.rsplit("/", 1)[-1] if slug else PurePosixPath(path).name).lower()
+
+
+def _matches(entry: str, hit: Section) -> bool:
+    return hit.chunk_id == entry if "#" in entry else hit.file_path == entry
+
+
+def _part(hit: Section) -> int:
+    found = _PART.search(hit.chunk_id)
+    return int(found[1]) if found else 1
+
+
+def section_key(hit: Section, *, strict: bool) -> tuple[object, ...]:
+    """What makes two hits "the same section" in different languages (see the module docstring)."""
+    language = hit.facets.get(LANGUAGE, "").lower()
+    others = tuple(sorted((k, v) for k, v in hit.facets.items() if k != LANGUAGE))
+    name = PurePosixPath(hit.file_path).name.lower()
+    word = re.compile(rf"\b{re.escape(language)}\b") if language else None
+
+    def plain(heading: str) -> str:  # without case and without the language's name
+        return " ".join((word.sub(" ", heading.lower()) if word else heading.lower()).split())
+
+    headings = tuple(plain(h) for h in (*hit.breadcrumb, hit.heading)) if strict else (plain(hit.heading),)
+    return (others, name, headings, _part(hit))
+
+
+def repeated(hits: Sequence[Section], *, strict: bool) -> bool:
+    """True when two of ``hits`` are the same section in different languages."""
+    seen: dict[tuple[object, ...], set[str]] = defaultdict(set)
+    for hit in hits:
+        seen[section_key(hit, strict=strict)].add(hit.facets.get(LANGUAGE, ""))
+    return any(len(languages) > 1 for languages in seen.values())
+
+
+def score(query: LabelledQuery, hits: Sequence[Section]) -> tuple[float, float]:
+    """(recall over answers, reciprocal rank of the first relevant hit) of one query's top hits."""
+    grouped = answers(query)
+    found = sum(any(_matches(e, h) for e in answer for h in hits) for answer in grouped)
+    rank = next((i for i, h in enumerate(hits, 1) if any(_matches(e, h) for e in query.relevant)), None)
+    return (found / len(grouped) if grouped else 0.0), (1.0 / rank if rank else 0.0)
+
+
+def evaluate(
+    index: DocsIndex, queries: Sequence[LabelledQuery], k: int, mode: SearchMode | None
+) -> dict[str, Figures]:
+    """Figures per category and ``all``."""
+    figures: dict[str, Figures] = defaultdict(Figures)
+    for query in queries:
+        page = index.search(SearchRequest(query.query, filters=dict(query.filters), limit=k, mode=mode))
+        recall, rr = score(query, page.hits)
+        strict = repeated(page.hits, strict=True)
+        loose = repeated(page.hits, strict=False)
+        for name in (query.category, "all"):
+            f = figures[name]
+            f.queries += 1
+            f.recall += recall
+            f.reciprocal_rank += rr
+            if LANGUAGE not in query.filters:
+                f.unfiltered += 1
+                f.repeated_strict += strict
+                f.repeated_loose += loose
+        figures["all"].details.append(
+            {
+                "id": query.id,
+                "recall": round(recall, 3),
+                "rr": round(rr, 3),
+                "repeated": [strict, loose],
+                "hits": [hit.chunk_id for hit in page.hits],
+            }
+        )
+    return dict(figures)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument("--k", type=int, default=5)
+    parser.add_argument("--mode", choices=["hybrid", "fulltext", "vector"])
+    parser.add_argument("--details", action="store_true", help="one JSON line per query after the table")
+    args = parser.parse_args(argv)
+    index = DocsIndex.open(args.index)
+    figures = evaluate(index, load_set(args.queries), args.k, args.mode)
+    for name in sorted(figures, key=lambda n: (n == "all", n)):
+        print(figures[name].line(name, args.k))
+    if args.details:
+        for row in figures["all"].details:
+            print(json.dumps(row))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
