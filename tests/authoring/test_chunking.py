@@ -202,14 +202,14 @@ def test_every_chunk_carries_heading_level_breadcrumb_ordinal_and_lines() -> Non
 def test_only_the_embedding_input_gets_the_breadcrumb_prefix() -> None:
     result = chunked("# Setup\n\n## Retries\n\nUse backoff.\n")
     chunk = result.chunks[0]
-    assert chunk.embedding_input == "Document: Setup > Retries. Content: Use backoff."
+    assert chunk.embedding_input == "Setup > Retries\n\nUse backoff."
     assert chunk.text == "Use backoff."
 
 
 def test_the_embedding_prefix_names_the_title_then_ancestors() -> None:
     source = "---\ntitle: SDK Guide\n---\n# Auth\n\n## Tokens\n\n### Refresh\n\nx\n"
     chunk = chunked(source, "h3").chunks[0]
-    assert chunk.embedding_input == "Document: SDK Guide > Auth > Tokens > Refresh. Content: x"
+    assert chunk.embedding_input == "SDK Guide > Auth > Tokens > Refresh\n\nx"
 
 
 def test_table_cells_are_plain_text_and_deeper_headings_are_content() -> None:

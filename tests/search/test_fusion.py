@@ -16,7 +16,7 @@ def test_every_id_of_either_leg_is_ranked_once(method: str) -> None:
 
 
 def test_linear_fusion_sums_min_max_normalised_scores_with_the_weights() -> None:
-    fused = dict(fuse(TEXT, VECTOR, FusionConfig(text_weight=1.0, vector_weight=1.0)))
+    fused = dict(fuse(TEXT, VECTOR, FusionConfig(method="linear", text_weight=1.0, vector_weight=1.0)))
     assert fused["a"] == pytest.approx(1.0 + 0.0)
     assert fused["c"] == pytest.approx(0.0 + 1.0)
     assert fused["b"] == pytest.approx(4 / 9)

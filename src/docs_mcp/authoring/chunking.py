@@ -334,9 +334,14 @@ class _Chunker:
 
 
 def embedding_input(title: str, breadcrumb: Sequence[str], heading: str, text: str) -> str:
-    """``Document: {title} > {ancestors} > {heading}. Content: {text}`` (spec: Hierarchical Context)."""
+    """``{title} > {ancestors} > {heading}`` then a blank line and the text (spec: Hierarchical Context).
+
+    The spec's example wraps this as ``Document: ... Content: ...``; without the two label words
+    (noise to a sentence-embedding model, and tokens out of a 128-token input) the local model ranked
+    better on claude-docs and the SDK question set (docs/ranking.md, "Embedding input").
+    """
     context: list[str] = []
     for part in (title, *breadcrumb, heading):
         if part and (not context or context[-1] != part):
             context.append(part)
-    return f"Document: {' > '.join(context)}. Content: {text}" if context else text
+    return f"{' > '.join(context)}\n\n{text}" if context else text

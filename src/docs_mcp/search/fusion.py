@@ -4,11 +4,12 @@ Three methods: ``linear`` (each leg's scores min-max normalised to [0, 1], then 
 document missing from a leg gets 0 there), ``dbsf`` (distribution-based score fusion: like linear, but
 each leg is normalised over mean +- 3 standard deviations of its scores, so one outlier does not
 squash the rest) and ``rrf`` (reciprocal rank fusion, ``w / (k + rank)``).
-Measured on claude-docs (benchmarks/test_quality.py, every variant in the eval report): RRF was
-clearly worse (recall@3 ~0.73 vs ~0.77); linear and dbsf were within a query or two of each other;
-weighting the full-text leg 1.2-1.5x was as good as or better than equal weights across the
-full-text boosts tried (the full-text leg is the stronger one there: 0.73 / 0.87 vs 0.66 / 0.73
-vector only), and weighting the vector side more was worse (issue 5). Default: linear, text 1.5.
+Measured on claude-docs and the SDK question set (every variant in docs/ranking.md): RRF was clearly
+worse (recall@3 ~0.75 vs ~0.80); weighting the full-text leg 1.25-1.5x beat equal weights and more
+(the full-text leg is the stronger one: 0.746 / 0.877 against 0.673 / 0.768 vector only); dbsf
+matched or beat linear at every text weight from 1.0 to 2.0 on MRR@3 (0.922-0.943 against
+0.910-0.932), since one far-out best score no longer squashes the other candidates of its leg
+towards 0. Default: dbsf, text 1.5.
 Ties are broken by chunk id so the order is stable across calls and pages.
 """
 
@@ -26,7 +27,7 @@ Ranked = Sequence[tuple[str, float]]  # (chunk id, score; higher is better), bes
 
 @dataclass(frozen=True)
 class FusionConfig:
-    method: FusionMethod = "linear"
+    method: FusionMethod = "dbsf"
     text_weight: float = 1.5
     vector_weight: float = 1.0
     rrf_k: int = 60
