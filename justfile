@@ -32,6 +32,10 @@ bench *ARGS:
 quality:
     ./dev quality
 
+# The docs-mcp-build:dev and docs-mcp-serve:dev images, on the engine at DOCKER_HOST
+images *ARGS:
+    ./dev images {{ARGS}}
+
 # Everything CI runs, on this machine
 ci:
     bash .ci/run

@@ -6,7 +6,8 @@ Exits 1 listing every gate that failed, and every gate whose benchmark did not r
 silently measures nothing is a failed gate). ``--group`` checks only that group's gates (``ci``:
 the deterministic ones .ci/run checks on every change); without it every gate is checked.
 ``--markdown`` writes the figures, the verdicts and, from ``--previous``, the last run's figures
-beside them (``just bench`` writes ``bench-report.md`` this way).
+beside them (``just bench`` writes ``bench-report.md`` this way). The ``release`` group is checked by
+the release tests against the images (:func:`check_figures`), and here only when named.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import json
 import sys
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from typing import Any
 THRESHOLDS = Path(__file__).with_name("thresholds.toml")
 KINDS = ("median_ms_max", "extra_min", "extra_max")
 BENCH_GROUP = "bench"  # the top-level tables: timing and size gates, for `just bench` and releases
+# Groups judged by the tests that measure them, not from a benchmarks/ report: the release gates run
+# against the images (tests/images/test_release.py, check_figures). Checked only when named.
+IN_TEST_GROUPS = ("release",)
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class Verdict:
 
 def gates(thresholds: dict[str, Any], groups: Sequence[str] | None = None) -> list[Gate]:
     """Every gate of ``thresholds`` (top-level kind tables are group ``bench``; ``[GROUP.KIND]``
-    tables are group GROUP), only those of ``groups`` when given.
+    tables are group GROUP), only those of ``groups`` when given, else all but ``IN_TEST_GROUPS``.
 
     Raises ``ValueError`` for a table that is neither a kind nor a group of kinds.
     """
@@ -63,7 +67,9 @@ def gates(thresholds: dict[str, Any], groups: Sequence[str] | None = None) -> li
                     f"thresholds.toml: [{key}] holds {kind!r}; gate kinds are {', '.join(KINDS)}"
                 )
             found += [Gate(group, kind, name, float(bound)) for name, bound in limits.items()]
-    return [gate for gate in found if groups is None or gate.group in groups]
+    if groups is None:
+        return [gate for gate in found if gate.group not in IN_TEST_GROUPS]
+    return [gate for gate in found if gate.group in groups]
 
 
 def _benchmarks_by_name(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -108,6 +114,19 @@ def check(
 ) -> list[str]:
     """Every failed gate as a line of text; empty when all pass."""
     return [v.message for v in verdicts(report, gates(thresholds, groups)) if not v.passed]
+
+
+def check_figures(name: str, figures: Mapping[str, float], group: str) -> list[str]:
+    """Every failed gate of ``group`` on benchmark ``name``, judged on ``figures`` (what its
+    ``extra_info`` would hold), as lines of text; a group with no gate on ``name`` is a failure too.
+    For tests that measure their own figures (the release gates against the images)."""
+    chosen = [
+        gate for gate in gates(tomllib.loads(THRESHOLDS.read_text()), [group]) if gate.benchmark == name
+    ]
+    if not chosen:
+        return [f"{name}: no [{group}.*] gate in {THRESHOLDS.name}"]
+    report = {"benchmarks": [{"name": name, "stats": {}, "extra_info": dict(figures)}]}
+    return [verdict.message for verdict in verdicts(report, chosen) if not verdict.passed]
 
 
 def main(argv: Sequence[str]) -> int:

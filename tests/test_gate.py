@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.gate import THRESHOLDS, check, gates, main
+from benchmarks.gate import THRESHOLDS, check, check_figures, gates, main
 
 
 def _report(name: str, median_s: float, **extra: float) -> dict[str, object]:
@@ -83,3 +83,28 @@ def test_the_markdown_report_shows_verdicts_and_the_previous_figures(
 def test_a_missing_report_fails_every_gate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(tmp_path / "none.json"), "--group", "ci"]) == 1
     assert "gates: 0 passed" in capsys.readouterr().out
+
+
+def test_the_release_group_is_judged_by_its_tests_and_only_when_named() -> None:
+    thresholds = tomllib.loads(THRESHOLDS.read_text())
+    assert all(gate.group != "release" for gate in gates(thresholds))
+    release = gates(thresholds, ["release"])
+    assert {gate.benchmark for gate in release} >= {
+        "test_release_gate_on_claude_docs_through_the_serve_container[fulltext]",
+        "test_serve_container_start_to_first_answer",
+    }
+
+
+def test_release_figures_are_judged_against_their_test_s_gates() -> None:
+    name = "test_release_gate_on_claude_docs_through_the_serve_container[fulltext]"
+    good = {"recall_at_3": 0.75, "mrr_at_3": 0.88, "search_p95_ms": 20.0}
+    assert check_figures(name, good, "release") == []
+    assert check_figures(name, {**good, "search_p95_ms": 151.0}, "release") == [
+        f"{name}.search_p95_ms: 151 > 150.0"
+    ]
+    assert check_figures(name, {"mrr_at_3": 0.9, "search_p95_ms": 1.0}, "release") == [
+        f"{name}.recall_at_3: not reported (gate >= 0.72)"
+    ]
+    assert check_figures("test_nothing", good, "release") == [
+        "test_nothing: no [release.*] gate in thresholds.toml"
+    ]

@@ -1,70 +1,168 @@
-"""``docs-mcp serve``: answer MCP clients from a built index over stdio or Streamable HTTP."""
+"""``docs-mcp serve``: answer MCP clients from a built index over stdio or Streamable HTTP.
+
+Each flag's default can come from an environment variable (a flag given on the command line wins),
+so a container is configured by ``-e`` alone: see ``_EPILOG``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from types import FrameType
 
 from docs_mcp.server.serve import DEFAULT_HOST, DEFAULT_PORT
 
+TRANSPORTS = ("stdio", "http")
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+_EPILOG = """environment (each sets the default of its flag; a flag given wins):
+  DOCS_MCP_INDEX             --index (a folder or oci://REF)
+  DOCS_MCP_TRANSPORT         --transport (stdio or http)
+  DOCS_MCP_HOST              --host
+  DOCS_MCP_PORT              --port
+  DOCS_MCP_ALLOW_HOSTS       --allow-host, comma-separated
+  DOCS_MCP_ALLOW_ORIGINS     --allow-origin, comma-separated
+  DOCS_MCP_REFRESH_INTERVAL  --refresh-interval
+  DOCS_MCP_CACHE_DIR         --cache-dir
+  DOCS_MCP_CURSOR_SECRET     the key signing pagination cursors: give every replica behind a load
+                             balancer the same value (default: a random key per process)
+  DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes"""
+
+
+def _transport(value: str) -> str:
+    if value not in TRANSPORTS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a transport: use stdio or http (--transport or DOCS_MCP_TRANSPORT)"
+        )
+    return value
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a port: use 0-65535 (--port or DOCS_MCP_PORT; 0 picks a free one)"
+        )
+    return port
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not a number of seconds above 0 (--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
+        )
+    return seconds
+
+
+def _listed(environ: Mapping[str, str], name: str) -> list[str]:
+    return [item.strip() for item in environ.get(name, "").split(",") if item.strip()]
+
+
+def register(
+    subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    env = os.environ if environ is None else environ
     parser = subparsers.add_parser(
         "serve",
         help="serve a built index to MCP clients (tools search_docs and get_doc)",
         description="Serve a built index to MCP clients over stdio (default) or Streamable HTTP at /mcp.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    index = env.get("DOCS_MCP_INDEX") or None
     parser.add_argument(
         "--index",
-        required=True,
-        help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG",
+        default=index,
+        required=index is None,
+        help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG "
+        "(env DOCS_MCP_INDEX)",
     )
-    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    parser.add_argument("--host", default=DEFAULT_HOST, help=f"HTTP bind address (default {DEFAULT_HOST})")
+    # String defaults go through `type`, so a bad environment value is a usage error naming it.
+    parser.add_argument(
+        "--transport",
+        type=_transport,
+        default=env.get("DOCS_MCP_TRANSPORT") or "stdio",
+        metavar="{stdio,http}",
+        help="stdio (default) or http (env DOCS_MCP_TRANSPORT)",
+    )
+    parser.add_argument(
+        "--host",
+        default=env.get("DOCS_MCP_HOST") or DEFAULT_HOST,
+        help=f"HTTP bind address (default {DEFAULT_HOST}; env DOCS_MCP_HOST)",
+    )
     parser.add_argument(
         "--port",
-        type=int,
-        default=DEFAULT_PORT,
-        help=f"HTTP port; 0 picks a free one (default {DEFAULT_PORT})",
+        type=_port,
+        default=env.get("DOCS_MCP_PORT") or str(DEFAULT_PORT),
+        help=f"HTTP port; 0 picks a free one (default {DEFAULT_PORT}; env DOCS_MCP_PORT)",
     )
     parser.add_argument(
         "--allow-host",
         action="append",
-        default=[],
         metavar="HOST[:PORT|:*]",
-        help="accept this Host header on /mcp besides loopback (repeatable; needed behind a proxy)",
+        help="accept this Host header on /mcp besides loopback (repeatable; needed behind a proxy; "
+        "env DOCS_MCP_ALLOW_HOSTS)",
     )
     parser.add_argument(
         "--allow-origin",
         action="append",
-        default=[],
         metavar="ORIGIN",
-        help="accept browser requests from this Origin besides loopback, e.g. https://app.example.com",
+        help="accept browser requests from this Origin besides loopback, e.g. https://app.example.com "
+        "(repeatable; env DOCS_MCP_ALLOW_ORIGINS)",
     )
     parser.add_argument(
         "--refresh-interval",
-        type=float,
+        type=_seconds,
+        default=env.get("DOCS_MCP_REFRESH_INTERVAL") or None,
         metavar="SECONDS",
-        help="with --index oci://REF:TAG, poll the tag this often and swap to each new digest",
+        help="with --index oci://REF:TAG, poll the tag this often and swap to each new digest "
+        "(env DOCS_MCP_REFRESH_INTERVAL)",
     )
     parser.add_argument(
         "--cache-dir",
         type=Path,
-        help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp)",
+        default=env.get("DOCS_MCP_CACHE_DIR") or None,
+        help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp; env DOCS_MCP_CACHE_DIR)",
     )
     parser.add_argument(
         "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
     )
-    parser.set_defaults(func=run)
+    parser.set_defaults(
+        func=run,
+        env_allow_host=_listed(env, "DOCS_MCP_ALLOW_HOSTS"),
+        env_allow_origin=_listed(env, "DOCS_MCP_ALLOW_ORIGINS"),
+    )
+
+
+def _stop_on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def run(args: argparse.Namespace) -> int:
+    # A SIGTERM during start-up, before the transport installs its graceful handlers, ends the run
+    # like Ctrl-C. Where the server is PID 1 (a container without an init such as the image's tini)
+    # the kernel would otherwise drop it, and the engine would kill the server 10 s later.
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
     from docs_mcp.server.serve import HttpOptions, RegistryOptions, serve
 
     options = HttpOptions(
-        host=args.host, port=args.port, allowed_hosts=args.allow_host, allowed_origins=args.allow_origin
+        host=args.host,
+        port=args.port,
+        # Flags replace the environment's list rather than adding to it, like every other flag.
+        allowed_hosts=args.allow_host if args.allow_host is not None else args.env_allow_host,
+        allowed_origins=args.allow_origin if args.allow_origin is not None else args.env_allow_origin,
     )
     serve(
         args.index,

@@ -1,0 +1,61 @@
+# A private Docker engine for the container tests, started as a child of the shell that sources this.
+#
+#   source .ci/docker-engine.sh
+#   docker_engine_start /var/tmp/docs-mcp-docker   # data root (image and build cache)
+#   ...                                            # DOCKER_HOST points at it
+#   docker_engine_stop
+#
+# Its own data root, exec root, pid file and socket (under a short /tmp path: unix socket paths must
+# stay under 108 bytes), so it never touches another engine's state. Published container ports bind
+# 127.0.0.1 unless a test says otherwise; loopback registries are plain HTTP ("insecure").
+# Needs root and Debian's docker.io (/usr/sbin/dockerd); .ci/run installs it.
+
+docker_engine_start() {
+    local data_root=${1:?usage: docker_engine_start DATA_ROOT}
+    local run
+    run=$(mktemp -d /tmp/dmcp.XXXXXX)
+    mkdir -p "$data_root"
+    cat >"$run/daemon.json" <<'JSON'
+{
+  "insecure-registries": ["127.0.0.0/8"],
+  "ip": "127.0.0.1",
+  "log-driver": "json-file",
+  "log-opts": {"max-size": "10m"}
+}
+JSON
+    /usr/sbin/dockerd --config-file "$run/daemon.json" --data-root "$data_root" --exec-root "$run/x" \
+        --pidfile "$run/pid" -H "unix://$run/s" >"$run/dockerd.log" 2>&1 &
+    DOCKER_ENGINE_PID=$!
+    DOCKER_ENGINE_RUN=$run
+    export DOCKER_HOST="unix://$run/s"
+    local _
+    for _ in $(seq 300); do  # ready in under a second when idle; bounded at 30 s
+        if curl -sf --unix-socket "$run/s" http://engine/_ping >/dev/null 2>&1; then
+            echo "docker engine ready at $DOCKER_HOST (pid $DOCKER_ENGINE_PID, data root $data_root)"
+            return 0
+        fi
+        kill -0 "$DOCKER_ENGINE_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    echo "dockerd did not start; its log:" >&2
+    tail -n 40 "$run/dockerd.log" >&2
+    docker_engine_stop
+    return 1
+}
+
+docker_engine_stop() {
+    [ -n "${DOCKER_ENGINE_PID:-}" ] || return 0
+    if kill -0 "$DOCKER_ENGINE_PID" 2>/dev/null; then
+        kill -TERM "$DOCKER_ENGINE_PID"
+        # dockerd stops its containers (10 s grace each, in parallel) and its containerd, then exits.
+        local _
+        for _ in $(seq 300); do
+            kill -0 "$DOCKER_ENGINE_PID" 2>/dev/null || break
+            sleep 0.1
+        done
+        kill -KILL "$DOCKER_ENGINE_PID" 2>/dev/null || true
+    fi
+    wait "$DOCKER_ENGINE_PID" 2>/dev/null || true
+    rm -rf "${DOCKER_ENGINE_RUN:?}"
+    unset DOCKER_ENGINE_PID DOCKER_ENGINE_RUN DOCKER_HOST
+}

@@ -1,0 +1,68 @@
+"""docs-mcp-build as CI and the Action run it: validate and build a mounted docs folder into a mounted
+output folder, then the serve image serves what it wrote."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from image_support import host_user, run_to_exit, serve_container, serving
+from mcp import Client
+
+from docs_mcp.store.manifest import read_manifest
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
+
+
+def test_the_build_image_validates_a_docs_folder(build_image: str, examples_docs: Path) -> None:
+    ran = run_to_exit(
+        build_image, ["validate", "--docs-dir", "/docs"], volumes=[(examples_docs, "/docs", "ro")]
+    )
+    assert ran.exit_code == 0, ran.output
+    assert "0 errors" in ran.output
+
+
+def test_the_build_image_refuses_docs_with_errors_naming_the_file(build_image: str, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("---\ntitle: [unclosed\n---\n# Guide\n\nText.\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    ran = run_to_exit(
+        build_image,
+        ["build", "--docs-dir", "/docs", "--out", "/out/index"],
+        volumes=[(docs, "/docs", "ro"), (out, "/out", "rw")],
+        user=host_user(),
+    )
+    assert ran.exit_code == 1, ran.output
+    assert "guide.md" in ran.output
+    assert not (out / "index").exists()
+
+
+def test_the_build_image_writes_an_index_the_serve_image_serves(
+    build_image: str, serve_image: str, container_index: Path
+) -> None:
+    manifest = read_manifest(container_index)
+    assert manifest.chunk_count > 0 and manifest.file_count == 13 and manifest.embedding is None
+    with serving(serve_container(serve_image, index=container_index)) as served:
+        assert served.index_identity == manifest.identity
+
+
+@pytest.mark.anyio
+async def test_an_index_built_with_local_embeddings_is_served_hybrid_by_the_local_serve_image(
+    build_image: str, serve_local_image: str, examples_docs: Path, tmp_path: Path
+) -> None:
+    ran = run_to_exit(
+        build_image,
+        ["build", "--docs-dir", "/docs", "--out", "/out/index", "--embedding-provider", "local", "--quiet"],
+        volumes=[(examples_docs, "/docs", "ro"), (tmp_path, "/out", "rw")],
+        user=host_user(),
+    )
+    assert ran.exit_code == 0, ran.output
+    index = tmp_path / "index"
+    with serving(serve_container(serve_local_image, index=index, read_only=True)) as served:
+        async with Client(served.url) as client:
+            page = await client.call_tool("search_docs", {"query": "how do I get my money back"})
+            assert not page.is_error and isinstance(page.structured_content, dict)
+            assert page.structured_content["mode"] == "hybrid"
+            assert page.structured_content["hits"]

@@ -1,0 +1,224 @@
+"""Release gates against the images: claude-docs built by docs-mcp-build, served by docs-mcp-serve on a
+private Docker network, the 100 labelled questions asked over Streamable HTTP from this host.
+
+Fails when recall@3 / MRR@3 fall below, or the search round trip's p95 rises above, the
+``[release.*]`` limits of ``benchmarks/thresholds.toml``. Also: two replicas sharing
+``DOCS_MCP_CURSOR_SECRET`` honour each other's cursors (stateless scale-out), and an ``idx-<hash>``
+image with the index baked in answers with no network at all. Figures go into the benchmark's
+``extra_info`` (``--benchmark-json`` keeps them).
+
+Where the index comes from is one fixture (``release_index``): today a folder built by the build
+image and mounted; once ``docs-mcp publish``/``serve --index oci://`` land, the same tests take an
+artifact pushed to a registry container on ``release_network`` and pulled by reference.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from evaldata_sets import claude_docs_queries, stage_claude_docs
+from image_support import (
+    build_images,
+    docker_run_stdio,
+    host_user,
+    run_to_exit,
+    serve_container,
+    serving,
+)
+from mcp import Client
+from pytest_benchmark.fixture import BenchmarkFixture
+from testcontainers.core.network import Network
+
+from benchmarks.gate import check_release, release_limits
+from docs_mcp.eval.retrieval import LabelledQuery, load_queries, score
+from docs_mcp.store.manifest import read_manifest
+
+pytestmark = [pytest.mark.docker, pytest.mark.release, pytest.mark.timeout(900)]
+
+K = 3
+# The search_docs mode each variant must answer in (a silent fallback would skew the gate).
+VARIANTS = {"fulltext": ("none", "fulltext"), "local-hybrid": ("local", "hybrid")}
+
+
+@pytest.fixture(scope="module")
+def release_network() -> Iterator[Network]:
+    """A private bridge network for the serve replicas (and, later, the registry they pull from)."""
+    with Network() as network:
+        yield network
+
+
+@pytest.fixture(scope="module")
+def claude_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return stage_claude_docs(evaldata_dir, tmp_path_factory.mktemp("claude-docs") / "docs")
+
+
+def _build(build_image: str, docs: Path, out: Path, provider: str) -> Path:
+    ran = run_to_exit(
+        build_image,
+        ["build", "--docs-dir", "/docs", "--out", "/out/index", "--embedding-provider", provider, "--quiet"],
+        volumes=[(docs, "/docs", "ro"), (out, "/out", "rw")],
+        user=host_user(),
+        timeout=600,
+    )
+    assert ran.exit_code == 0, ran.output
+    return out / "index"
+
+
+@pytest.fixture(scope="module")
+def release_index(
+    build_image: str, claude_docs: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
+    """claude-docs built by the build image, per embedding provider, into mounted folders."""
+    return {
+        provider: _build(build_image, claude_docs, tmp_path_factory.mktemp(f"release-{provider}"), provider)
+        for provider in ("none", "local")
+    }
+
+
+@pytest.fixture(scope="module")
+def variant_images(serve_image: str, serve_local_image: str) -> dict[str, str]:
+    return {"fulltext": serve_image, "local-hybrid": serve_local_image}
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
+
+
+async def _ask_all(url: str, queries: list[LabelledQuery], mode: str) -> dict[str, float]:
+    """Ask every labelled query over HTTP; recall@K, MRR@K and round-trip percentiles (ms)."""
+    recalls: list[float] = []
+    ranks: list[float] = []
+    latencies: list[float] = []
+    async with Client(url) as client:
+        await client.call_tool("search_docs", {"query": "warm up the connection"})
+        for labelled in queries:
+            arguments: dict[str, Any] = {"query": labelled.query, "limit": K, **labelled.filters}
+            started = time.perf_counter()
+            page = await client.call_tool("search_docs", arguments)
+            latencies.append((time.perf_counter() - started) * 1000)
+            assert not page.is_error and isinstance(page.structured_content, dict), page.content
+            assert page.structured_content["mode"] == mode, page.structured_content.get("fallback_reason")
+            retrieved = [hit["chunk_id"] for hit in page.structured_content["hits"]]
+            recall, reciprocal_rank = score(labelled.relevant, retrieved, K)
+            recalls.append(recall)
+            ranks.append(reciprocal_rank)
+    return {
+        "recall_at_3": statistics.fmean(recalls),
+        "mrr_at_3": statistics.fmean(ranks),
+        "search_p50_ms": statistics.median(latencies),
+        "search_p95_ms": _percentile(latencies, 0.95),
+    }
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_release_gate_on_claude_docs_through_the_serve_container(
+    variant: str,
+    benchmark: BenchmarkFixture,
+    release_index: dict[str, Path],
+    variant_images: dict[str, str],
+    release_network: Network,
+    evaldata_dir: Path,
+) -> None:
+    """The benchmark times the whole 100-question run; the gated figures go into its extra_info."""
+    provider, mode = VARIANTS[variant]
+    queries = load_queries(claude_docs_queries(evaldata_dir))
+    assert len(queries) == 100
+    container = serve_container(
+        variant_images[variant],
+        index=release_index[provider],
+        network=release_network,
+        aliases=[f"docs-{variant}"],
+        read_only=True,
+    )
+    runs: list[dict[str, float]] = []
+    with serving(container) as served:
+        benchmark.pedantic(lambda: runs.append(anyio.run(_ask_all, served.url, queries, mode)), rounds=1)
+    figures = runs[-1]
+    benchmark.extra_info.update({key: round(value, 4) for key, value in figures.items()})
+    print(
+        f"\n{variant} through {variant_images[variant]}: recall@3 {figures['recall_at_3']:.3f}, "
+        f"MRR@3 {figures['mrr_at_3']:.3f}, search p50 {figures['search_p50_ms']:.1f} ms, "
+        f"p95 {figures['search_p95_ms']:.1f} ms"
+    )
+    assert check_release(figures, release_limits(variant)) == []
+
+
+@pytest.mark.anyio
+async def test_two_replicas_sharing_a_cursor_secret_honour_each_others_cursors(
+    serve_image: str, release_index: dict[str, Path], release_network: Network
+) -> None:
+    index = release_index["none"]
+    shared = {"DOCS_MCP_CURSOR_SECRET": "release-gate-shared-secret"}
+    other = {"DOCS_MCP_CURSOR_SECRET": "a-different-secret"}
+    query = {"query": "how do I stream responses", "limit": 2}
+    with (
+        serving(serve_container(serve_image, index=index, env=shared, network=release_network)) as first,
+        serving(serve_container(serve_image, index=index, env=shared, network=release_network)) as second,
+        serving(serve_container(serve_image, index=index, env=other, network=release_network)) as stranger,
+    ):
+        async with Client(first.url) as a, Client(second.url) as b, Client(stranger.url) as c:
+            page_one = (await a.call_tool("search_docs", query)).structured_content
+            assert isinstance(page_one, dict) and page_one["next_cursor"]
+            cursor = {**query, "cursor": page_one["next_cursor"]}
+            from_a = (await a.call_tool("search_docs", cursor)).structured_content
+            from_b = await b.call_tool("search_docs", cursor)
+            assert not from_b.is_error and isinstance(from_b.structured_content, dict), from_b.content
+            assert isinstance(from_a, dict)
+            assert [h["chunk_id"] for h in from_b.structured_content["hits"]] == [
+                h["chunk_id"] for h in from_a["hits"]
+            ]
+            assert (await c.call_tool("search_docs", cursor)).is_error
+
+
+@pytest.fixture(scope="module")
+def idx_image(images: tuple[str, str], release_index: dict[str, Path]) -> str:
+    """docs-mcp-serve:idx-<content hash>: the full-text claude-docs index baked into the serve image."""
+    (image,) = build_images(f"idx {release_index['none']}")
+    assert image == f"docs-mcp-serve:idx-{read_manifest(release_index['none']).content_hash[:12]}"
+    return image
+
+
+@pytest.mark.anyio
+async def test_an_idx_image_answers_with_its_network_cut_off(idx_image: str, evaldata_dir: Path) -> None:
+    labelled = load_queries(claude_docs_queries(evaldata_dir))[0]
+    server = docker_run_stdio(idx_image, "--network", "none", "--read-only", "-e", "DOCS_MCP_TRANSPORT=stdio")
+    started = time.perf_counter()
+    async with Client(server) as client:
+        page = await client.call_tool("search_docs", {"query": labelled.query, "limit": K})
+        first_answer = time.perf_counter() - started
+        assert not page.is_error and isinstance(page.structured_content, dict)
+        hits = [hit["chunk_id"] for hit in page.structured_content["hits"]]
+        assert set(labelled.relevant) & set(hits), (labelled.relevant, hits)
+    print(f"\n{idx_image} with --network none: docker run -i to first answer {first_answer:.2f} s")
+
+
+def test_serve_container_start_to_first_answer(
+    benchmark: BenchmarkFixture, serve_image: str, release_index: dict[str, Path]
+) -> None:
+    """``docker run`` (create + start) of the serve image with the index mounted, to the first
+    ``search_docs`` answer over HTTP from this host."""
+    timings: list[float] = []
+
+    async def first_answer(url: str) -> None:
+        async with Client(url) as client:
+            page = await client.call_tool("search_docs", {"query": "prompt caching"})
+            assert not page.is_error
+
+    def once() -> None:
+        started = time.perf_counter()
+        with serving(serve_container(serve_image, index=release_index["none"], read_only=True)) as served:
+            anyio.run(first_answer, served.url)
+            timings.append(time.perf_counter() - started)
+
+    benchmark.pedantic(once, rounds=3, iterations=1)
+    figures = {"first_answer_s": statistics.median(timings)}
+    benchmark.extra_info.update(first_answer_s=round(figures["first_answer_s"], 3), all_s=timings)
+    print(f"\nserve container start to first answer: {', '.join(f'{t:.2f}' for t in timings)} s")
+    assert check_release(figures, release_limits("start")) == []
