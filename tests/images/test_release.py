@@ -177,6 +177,50 @@ async def test_two_replicas_sharing_a_cursor_secret_honour_each_others_cursors(
             assert (await c.call_tool("search_docs", cursor)).is_error
 
 
+# A client inside the network: one raw tools/call over HTTP with the standard library; prints the
+# HTTP status and the number of hits.
+RAW_CALL = """
+import json, sys, urllib.error, urllib.request
+call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "search_docs", "arguments": {"query": "streaming responses"}}}
+request = urllib.request.Request(sys.argv[1], data=json.dumps(call).encode(), headers={
+    "Content-Type": "application/json", "Accept": "application/json, text/event-stream"})
+try:
+    with urllib.request.urlopen(request, timeout=30) as response:
+        print(response.status, len(json.load(response)["result"]["structuredContent"]["hits"]))
+except urllib.error.HTTPError as error:
+    print(error.code, 0)
+"""
+
+
+def test_a_client_on_the_private_network_reaches_a_replica_by_its_alias_once_allowed(
+    serve_image: str, release_index: dict[str, Path], release_network: Network
+) -> None:
+    """Host-header checking refuses names it was not told about; DOCS_MCP_ALLOW_HOSTS tells it."""
+    allowed = {"DOCS_MCP_ALLOW_HOSTS": "docs-allowed:8000"}
+    index = release_index["none"]
+    with (
+        serving(
+            serve_container(
+                serve_image, index=index, env=allowed, network=release_network, aliases=["docs-allowed"]
+            )
+        ),
+        serving(serve_container(serve_image, index=index, network=release_network, aliases=["docs-strict"])),
+    ):
+        answers = {
+            alias: run_to_exit(
+                serve_image,
+                ["-c", RAW_CALL, f"http://{alias}:8000/mcp"],
+                entrypoint="python3",
+                network=release_network.name,
+            )
+            for alias in ("docs-allowed", "docs-strict")
+        }
+    status, hits = answers["docs-allowed"].output.split()
+    assert (status, int(hits) > 0) == ("200", True), answers["docs-allowed"].output
+    assert answers["docs-strict"].output.split()[0] in ("403", "421"), answers["docs-strict"].output
+
+
 @pytest.fixture(scope="module")
 def idx_image(images: tuple[str, str], release_index: dict[str, Path]) -> str:
     """docs-mcp-serve:idx-<content hash>: the full-text claude-docs index baked into the serve image."""
