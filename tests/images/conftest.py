@@ -4,7 +4,6 @@ built from this checkout, and examples/docs built into an index by the build ima
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,10 +85,3 @@ def container_index(build_image: str, examples_docs: Path, tmp_path_factory: pyt
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def scratch(tmp_path: Path) -> Iterator[Path]:
-    """A folder the containers may write to (world-writable: the serve image runs as uid 10001)."""
-    tmp_path.chmod(0o777)
-    yield tmp_path

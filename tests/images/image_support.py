@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import socket
 import subprocess
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,16 +39,32 @@ _LISTENING = re.compile(r"serving index (\S+) .* at http://")
 _BUILD_TIMEOUT_S = 1500
 
 
+def _ping_socket(path: str) -> None:
+    """``GET /_ping`` on the engine's unix socket, by hand: docker-py and httpx both leave the socket
+    of a failed connection unclosed (a ResourceWarning, an error under -W error). Raises OSError."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(10)
+        sock.connect(path)
+        sock.sendall(b"GET /_ping HTTP/1.0\r\nHost: engine\r\n\r\n")
+        status_line = sock.recv(128).split(b"\r\n", 1)[0]
+    if b" 200 " not in status_line + b" ":
+        raise OSError(f"the engine answered {status_line.decode(errors='replace')!r}")
+
+
 def engine_problem() -> str | None:
     """Why no Docker engine can be used here, or None when one answers at DOCKER_HOST."""
+    host = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
     try:
-        client = docker.from_env(timeout=10)
-        try:
-            client.ping()
-        finally:
-            client.close()
-    except DockerException as error:
-        return f"no Docker engine at {os.environ.get('DOCKER_HOST', 'the default socket')}: {error}"
+        if host.startswith("unix://"):
+            _ping_socket(host.removeprefix("unix://"))
+        else:
+            engine = docker.from_env(timeout=10)
+            try:
+                engine.ping()
+            finally:
+                engine.close()
+    except (OSError, DockerException) as error:
+        return f"no Docker engine at {host}: {error}"
     return None
 
 
@@ -172,7 +189,6 @@ class Served:
     container: DockerContainer
     url: str  # http://127.0.0.1:PORT/mcp
     index_identity: str
-    started_at: float = field(default=0.0)
 
     @property
     def base(self) -> str:
@@ -207,12 +223,11 @@ def serve_container(
 @contextmanager
 def serving(container: DockerContainer, *, timeout: float = 60) -> Iterator[Served]:
     """Start ``container``, wait for the server's "serving ... at" line, yield where it answers; stop it."""
-    started = time.monotonic()
     container.start()
     try:
         match = await_log_line(container, _LISTENING, timeout)
         port = int(container.get_docker_client().port(container.get_container_id(), SERVE_PORT))
-        yield Served(container, f"http://127.0.0.1:{port}/mcp", match.group(1), started)
+        yield Served(container, f"http://127.0.0.1:{port}/mcp", match.group(1))
     finally:
         container.stop()
 
