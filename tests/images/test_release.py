@@ -7,15 +7,19 @@ Fails when recall@3 / MRR@3 fall below, or the search round trip's p95 rises abo
 image with the index baked in answers with no network at all. Figures go into the benchmark's
 ``extra_info`` (``--benchmark-json`` keeps them).
 
-Where the index comes from is one fixture (``release_index``): today a folder built by the build
-image and mounted; once ``docs-mcp publish``/``serve --index oci://`` land, the same tests take an
-artifact pushed to a registry container on ``release_network`` and pulled by reference.
+The index is built by the build image into a mounted folder (``release_index``); the folder is
+served mounted, and also published through the build image to a registry container on the private
+network, from which a serve container pulls it by digest (``DOCS_MCP_INDEX=oci://...``) into its
+cache volume, first from the registry and then, in a second container, from the cache alone.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import statistics
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +28,7 @@ import anyio
 import pytest
 from evaldata_sets import claude_docs_queries, stage_claude_docs
 from image_support import (
+    await_log_line,
     build_images,
     docker_run_stdio,
     host_user,
@@ -33,6 +38,7 @@ from image_support import (
 )
 from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
+from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
 from benchmarks.gate import check_release, release_limits
@@ -266,3 +272,99 @@ def test_serve_container_start_to_first_answer(
     benchmark.extra_info.update(first_answer_s=round(figures["first_answer_s"], 3), all_s=timings)
     print(f"\nserve container start to first answer: {', '.join(f'{t:.2f}' for t in timings)} s")
     assert check_release(figures, release_limits("start")) == []
+
+
+@pytest.fixture(scope="module")
+def registry_container(release_network: Network) -> Iterator[DockerContainer]:
+    """A real registry (Debian's docker-registry) reachable as ``registry:5000`` on the network."""
+    (image,) = build_images("registry")
+    container = DockerContainer(image).with_network(release_network).with_network_aliases("registry")
+    container.start()
+    try:
+        await_log_line(container, re.compile(r"listening on"), timeout=60)
+        yield container
+    finally:
+        container.stop()
+
+
+@pytest.fixture(scope="module")
+def registry(registry_container: DockerContainer) -> str:
+    return "registry:5000"
+
+
+@pytest.fixture(scope="module")
+def published(
+    build_image: str, registry: str, release_index: dict[str, Path], release_network: Network
+) -> tuple[str, str]:
+    """The full-text claude-docs index published through the build image: ``REF@sha256:...`` and
+    the digest of its one layer (the index folder)."""
+    reference = f"oci://{registry}/docs/claude-docs:release"
+    ran = run_to_exit(
+        build_image,
+        ["publish", reference, "--index", "/index", "--insecure", "--cache-dir", "/tmp/cache", "--json"],
+        volumes=[(release_index["none"], "/index", "ro")],
+        network=release_network.name,
+    )
+    assert ran.exit_code == 0, ran.output
+    result = json.loads(next(line for line in ran.output.splitlines() if line.startswith("{")))
+    assert result["reference"].startswith(f"{registry}/docs/claude-docs:release@sha256:"), result
+    return str(result["reference"]), str(result["layer"]["digest"])
+
+
+def test_the_serve_container_pulls_the_published_index_by_reference_and_passes_the_gate(
+    serve_image: str,
+    published: tuple[str, str],
+    registry_container: DockerContainer,
+    release_network: Network,
+    evaldata_dir: Path,
+) -> None:
+    """Pulled by digest into a named cache volume, then served to the 100 questions; a second
+    container on the same volume serves from the cache: the registry's own request log shows the
+    index layer downloaded once (the second container asks for the manifest and its config only)."""
+    reference, layer = published
+    queries = load_queries(claude_docs_queries(evaldata_dir))
+    cache = f"docs-mcp-cache-{uuid.uuid4().hex[:8]}"
+    env = {"DOCS_MCP_INDEX": f"oci://{reference}"}
+    timings: dict[str, float] = {}
+    layer_gets: dict[str, int] = {}
+    figures: dict[str, float] = {}
+    client = None
+    try:
+        for phase in ("pulled", "cached"):
+            container = serve_container(serve_image, env=env, network=release_network, read_only=True)
+            container.with_volume_mapping(cache, "/var/cache/docs-mcp", "rw").with_command(
+                ["serve", "--insecure"]
+            )
+            started = time.perf_counter()
+            with serving(container, timeout=120) as served:
+                client = served.container.get_docker_client().client
+                anyio.run(_ask_all, served.url, queries[:1], "fulltext")  # the first answer
+                timings[phase] = time.perf_counter() - started
+                if phase == "pulled":
+                    figures = anyio.run(_ask_all, served.url, queries, "fulltext")
+                    health = served.container.exec(["python3", "-c", HEALTH]).output.decode()
+                    assert reference.split("@")[1] in health, health
+            layer_gets[phase] = _blob_downloads(registry_container, layer)
+    finally:
+        if client is not None:
+            client.volumes.get(cache).remove(force=True)
+    print(
+        f"\noci://{reference}: start to first answer {timings['pulled']:.2f} s pulling, "
+        f"{timings['cached']:.2f} s from the cache; recall@3 {figures['recall_at_3']:.3f}, "
+        f"MRR@3 {figures['mrr_at_3']:.3f}, search p95 {figures['search_p95_ms']:.1f} ms"
+    )
+    assert layer_gets == {"pulled": 1, "cached": 1}, layer_gets
+    assert check_release(figures, release_limits("fulltext")) == []
+
+
+def _blob_downloads(registry: DockerContainer, digest: str) -> int:
+    """How many times the registry has served the blob ``digest`` so far (its request log)."""
+    stdout, stderr = registry.get_logs()
+    log = (stdout + stderr).decode(errors="replace")
+    return len(re.findall(rf'"GET /v2/[^"]*/blobs/{re.escape(digest)} HTTP/1\.1" 200', log))
+
+
+# /healthz from inside the container (it reports the artifact's reference and digest).
+HEALTH = (
+    "import urllib.request as r; print(r.urlopen('http://127.0.0.1:8000/healthz', timeout=5).read().decode())"
+)
