@@ -292,15 +292,72 @@ def test_a_huge_single_section_is_split_between_blocks_into_parts() -> None:
     assert rejoined == source.rstrip("\n")
 
 
-def test_a_code_block_or_table_is_never_cut_and_an_unsplittable_chunk_is_an_error() -> None:
-    code = "\n".join(f"line {n}" for n in range(100))
-    source = f"## Code\n\nshort\n\n```\n{code}\n```\n"
+def test_a_block_that_fits_on_its_own_is_never_cut() -> None:
+    code = "\n".join(f"line {n}" for n in range(20))
+    source = f"## Code\n\n{'short ' * 20}\n\n```\n{code}\n```\n"
     result = chunked(source, max_chunk_size=200)
     assert [chunk.id for chunk in result.chunks] == ["doc.md#code", "doc.md#code-part-2"]
     assert result.chunks[1].markdown == f"```\n{code}\n```"
+    assert result.findings == []
+    assert [o.how for o in result.oversized] == ["blocks"]
+
+
+def test_a_code_block_too_big_is_cut_between_lines_and_reopened_in_every_part() -> None:
+    code = "\n".join(f"line {n}" for n in range(100))
+    source = f"## Code\n\nshort\n\n```js title=a.js\n{code}\n```\n"
+    result = chunked(source, max_chunk_size=200)
+    assert len(result.chunks) > 2
+    assert all(len(chunk.markdown) <= 200 for chunk in result.chunks)
+    assert all(chunk.markdown.startswith(("## Code", "```js title=a.js\n")) for chunk in result.chunks)
+    assert all(chunk.markdown.endswith("\n```") for chunk in result.chunks)
+    middle = result.chunks[1]
+    assert (middle.context_before, middle.context_after) == ("```js title=a.js\n", "\n```")
+    assert middle.start_line == int(middle.own_markdown.split("\n")[0].split()[1]) + 6
+
+
+def test_size_is_never_an_error_and_one_warning_names_the_cut_sections() -> None:
+    rows = "\n".join(f"| r{n} | v{n} |" for n in range(60))
+    table = f"| a | b |\n|---|---|\n{rows}"
+    result = chunked(f"## One\n\n{table}\n\n## Two\n\n{table}\n", max_chunk_size=200)
     [finding] = result.findings
-    assert (finding.rule, finding.severity, finding.line) == ("oversized-chunk", "error", 5)
-    assert "doc.md#code-part-2" in finding.message
+    assert (finding.rule, finding.severity, finding.line) == ("split-inside-block", "warning", 1)
+    assert finding.message.startswith("2 sections over max_chunk_size 200 had to be cut inside a block")
+    assert "the table at line 3" in finding.message
+    assert [(o.how, o.block, o.block_line) for o in result.oversized] == [
+        ("inside-block", "table", 3),
+        ("inside-block", "table", 68),
+    ]
+
+
+def test_allow_block_splits_in_the_strategy_or_a_section_hint_silences_the_warning() -> None:
+    rows = "\n".join(f"| r{n} | v{n} |" for n in range(60))
+    source = f"## One\n\n| a | b |\n|---|---|\n{rows}\n"
+    allowed = Strategy(max_chunk_size=200, allow_block_splits=True)
+    assert chunk_file(source, "doc.md", FileSettings(strategy=allowed)).findings == []
+    hinted = '<!-- mcp_section_hint: {"allow_block_splits": true} -->\n' + source
+    assert chunked(hinted, max_chunk_size=200).findings == []
+    assert len(chunked(hinted, max_chunk_size=200).chunks) > 3
+
+
+def test_a_part_cut_from_a_table_repeats_the_header_and_owns_only_its_rows() -> None:
+    rows = "\n".join(f"| r{n} | v{n} |" for n in range(60))
+    result = chunked(f"## T\n\n| a | b |\n|---|---|\n{rows}\n", max_chunk_size=200)
+    second = result.chunks[1]
+    assert second.context_before == "| a | b |\n|---|---|\n"
+    assert second.own_markdown.startswith("| r")
+    first_row = int(second.own_markdown.split()[1][1:])
+    assert second.start_line == first_row + 5
+    assert second.text.startswith(f"a\tb\nr{first_row}\tv{first_row}")
+
+
+def test_a_long_paragraph_is_cut_between_sentences_inside_a_line() -> None:
+    sentences = " ".join(f"Sentence {n} says a thing." for n in range(30))
+    result = chunked(f"## P\n\n{sentences}\n", max_chunk_size=200)
+    parts = result.chunks[1:]
+    assert parts and all(chunk.start_line == chunk.end_line == 3 for chunk in parts)
+    assert all(chunk.own_markdown.startswith("Sentence ") for chunk in parts)
+    assert all(chunk.own_markdown.endswith("thing.") for chunk in result.chunks)
+    assert parts[0].start_column > 0 and result.chunks[0].end_column is not None
 
 
 def test_small_chunks_merge_into_the_previous_chunk_when_min_chunk_size_is_set() -> None:

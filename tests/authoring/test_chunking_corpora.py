@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from chunk_ownership import assert_ownership
 
 from docs_mcp.authoring.chunking import ChunkedFile, chunk_file
 from docs_mcp.authoring.markdown import normalise
@@ -62,6 +63,21 @@ def test_every_corpora_file_chunks_with_unique_ids_and_no_lost_content(evaldata_
     assert len(results) == 3958
     for path, source, result in results:
         assert_no_content_lost(path, source, result)
-        # Real SDK docs carry no hints: the only possible finding is a block too big to split.
-        assert {finding.rule for finding in result.findings} <= {"oversized-chunk"}, path
+        assert_ownership(source, result, where=path)
+        # Real SDK docs carry no hints: the only finding is a block too big for one chunk, cut.
+        assert {finding.rule for finding in result.findings} <= {"split-inside-block"}, path
     assert sum(len(result.chunks) for _, _, result in results) > 3958
+    cut = {(o.block, o.how) for _, _, result in results for o in result.oversized if o.how == "inside-block"}
+    assert cut == {("table", "inside-block"), ("bullet_list", "inside-block")}
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("limit", [20_000, 2_000, 300])
+def test_every_real_file_splits_into_chunks_under_any_limit_owning_every_byte_once(
+    evaldata_dir: Path, limit: int
+) -> None:
+    settings = FileSettings(strategy=Strategy(max_chunk_size=limit))
+    for folder in ("corpora/mistral/python", "claude-docs/corpus"):
+        for path, source, result in chunk_tree(evaldata_dir / folder, settings):
+            assert_ownership(source, result, where=path)

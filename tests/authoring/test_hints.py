@@ -188,15 +188,25 @@ def test_unknown_keys_and_bad_values_in_a_chunking_hint_are_invalid_hint() -> No
     source = (
         '<!-- mcp_chunking_hint: {"chunk_by": "h3", "split": true} -->\n\n'
         '<!-- mcp_section_hint: {"chunk_by": "h9"} -->\n## A\n\n'
-        '<!-- mcp_section_hint: {"max_chunk_size": -5} -->\n## B\n'
+        '<!-- mcp_section_hint: {"max_chunk_size": -5} -->\n## B\n\n'
+        '<!-- mcp_section_hint: {"allow_block_splits": "yes"} -->\n## C\n'
     )
     result = chunked(source)
     assert rules(result) == [
         (1, "error", "invalid-hint"),
         (3, "error", "invalid-hint"),
         (6, "error", "invalid-hint"),
+        (9, "error", "invalid-hint"),
     ]
     assert result.strategy.chunk_by == "h2"
+    assert "allow_block_splits 'yes' is not true or false" in result.findings[-1].message
+
+
+def test_a_file_hint_and_front_matter_can_allow_block_splits() -> None:
+    hinted = chunked('<!-- mcp_chunking_hint: {"allow_block_splits": true} -->\n## A\n')
+    assert hinted.strategy.allow_block_splits and hinted.findings == []
+    front = chunked("---\nmcp_strategy: {chunk_by: h3, allow_block_splits: true}\n---\n## A\n")
+    assert front.strategy == Strategy(chunk_by="h3", allow_block_splits=True)
 
 
 def test_an_unknown_mcp_keyword_is_an_unknown_hint() -> None:

@@ -28,7 +28,7 @@ FILE_HINT = "mcp_chunking_hint"
 SECTION_HINT = "mcp_section_hint"
 METADATA = "mcp_metadata"
 KEYWORDS = (FILE_HINT, SECTION_HINT, METADATA)
-STRATEGY_KEYS = ("chunk_by", "max_chunk_size", "min_chunk_size")
+STRATEGY_KEYS = ("chunk_by", "max_chunk_size", "min_chunk_size", "allow_block_splits")
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,7 @@ class StrategyHint:
     chunk_by: ChunkBy | None = None
     max_chunk_size: int | None = None
     min_chunk_size: int | None = None
+    allow_block_splits: bool | None = None
 
     def apply(self, base: Strategy) -> Strategy:
         """``base`` with the fields this hint sets."""
@@ -85,6 +86,9 @@ def read_strategy_hint(
         size = values.get(key)
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
             problems.append(f"{key} {size!r} is not a positive whole number of characters")
+    allow = values.get("allow_block_splits")
+    if allow is not None and not isinstance(allow, bool):
+        problems.append(f"allow_block_splits {allow!r} is not true or false")
     if problems:
         report.error(line, "invalid-hint", f"{where}: " + "; ".join(problems))
         return None
@@ -92,6 +96,7 @@ def read_strategy_hint(
         chunk_by=cast("ChunkBy | None", chunk_by),
         max_chunk_size=cast("int | None", values.get("max_chunk_size")),
         min_chunk_size=cast("int | None", values.get("min_chunk_size")),
+        allow_block_splits=cast("bool | None", allow),
     )
 
 

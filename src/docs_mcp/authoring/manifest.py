@@ -179,7 +179,8 @@ def _salvage_facet_keys(data: object) -> tuple[str, ...]:
 def _strategy(raw: Mapping[str, Any] | None) -> Strategy | None:
     if raw is None:
         return None
-    return Strategy(**{k: raw[k] for k in ("chunk_by", "max_chunk_size", "min_chunk_size") if k in raw})
+    keys = ("chunk_by", "max_chunk_size", "min_chunk_size", "allow_block_splits")
+    return Strategy(**{k: raw[k] for k in keys if k in raw})
 
 
 def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:

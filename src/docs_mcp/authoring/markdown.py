@@ -54,6 +54,7 @@ class Block:
     text: str  # plain text, no markdown syntax
     level: int = 0  # heading level 1-6; 0 for other blocks
     comments: tuple[Comment, ...] = ()
+    rows: tuple[str, ...] = ()  # a table's row texts, header first (the text of a split table's parts)
 
     @property
     def is_heading(self) -> bool:
@@ -79,6 +80,7 @@ class Document:
     front_matter: FrontMatter | None
     body_start: int  # first line after the front matter (1 without front matter)
     hints_in_code: list[int] = field(default_factory=list)  # lines of ``<!-- mcp_`` inside code
+    references: frozenset[str] = frozenset()  # normalised labels of link reference definitions
 
 
 def normalise(source: str) -> str:
@@ -88,13 +90,21 @@ def normalise(source: str) -> str:
     return source.replace("\r\n", "\n").replace("\r", "\n")
 
 
-@lru_cache(maxsize=1)
-def _parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark").enable(["table", "strikethrough"]).use(front_matter_plugin)
+@lru_cache(maxsize=2)
+def _parser(front_matter: bool = True) -> MarkdownIt:
+    md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+    if front_matter:
+        md.use(front_matter_plugin)
     md.block.ruler.at("table", table_rule, {"alt": ["paragraph", "reference"]})
     # Block structure only: inline children are made on demand for headings (see _heading_text).
     md.core.ruler.disable(["inline", "text_join"])
     return md
+
+
+def block_tokens(source: str) -> list[Token]:
+    """The block tokens of ``source``, one block of a parsed document taken on its own (no front
+    matter rule: a block is never front matter). Line maps count from its first line. Raises nothing."""
+    return _parser(front_matter=False).parse(source)
 
 
 def parse(source: str) -> Document:
@@ -117,7 +127,16 @@ def parse(source: str) -> Document:
         hints_in_code.extend(_hint_lines_in_code(block_tokens))
         blocks.append(_make_block(block_tokens, env))
     body_start = front_matter.end_line + 1 if front_matter else 1
-    return Document(lines, blocks, front_matter, body_start, hints_in_code)
+    references = frozenset(cast("dict[str, object]", env.get("references", {})))
+    return Document(lines, blocks, front_matter, body_start, hints_in_code, references)
+
+
+def fragment_text(source: str, references: Container[str] = ()) -> str:
+    """The plain text of a markdown fragment (a part of a split block with its context): its
+    blocks' texts joined by blank lines, as chunk texts are. Raises nothing."""
+    tokens = block_tokens(normalise(source))
+    texts = (plain_text(tokens[start:end], references) for start, end in _top_level_spans(tokens))
+    return "\n\n".join(text for text in texts if text)
 
 
 def _top_level_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
@@ -143,7 +162,18 @@ def _make_block(tokens: Sequence[Token], env: dict[str, object]) -> Block:
     if kind == "heading":
         return Block(kind, start_line, end_line, _heading_text(tokens[1], env), int(opening.tag[1]), comments)
     references = cast("dict[str, object]", env.get("references", {}))
+    if kind == "table":
+        rows = table_row_texts(opening, references)
+        return Block(
+            kind, start_line, end_line, _clean("".join(row + "\n" for row in rows)), 0, comments, rows
+        )
     return Block(kind, start_line, end_line, plain_text(tokens, references), 0, comments)
+
+
+def table_row_texts(table_open: Token, references: Container[str] = ()) -> tuple[str, ...]:
+    """The plain text of each row of a table (cells tab-separated), header first."""
+    rows: list[TableRow] = table_open.meta[ROWS_META_KEY]
+    return tuple("\t".join(inline_plain_text(cell, references) for cell in row.cells) for row in rows)
 
 
 def _heading_text(inline: Token, env: dict[str, object]) -> str:
@@ -164,17 +194,19 @@ def plain_text(tokens: Sequence[Token], references: Container[str] = ()) -> str:
             parts.append(inline_plain_text(token.content, references))
             parts.append("\n")
         elif token.type == "table_open":
-            rows: list[TableRow] = token.meta[ROWS_META_KEY]
-            parts.extend(
-                "\t".join(inline_plain_text(cell, references) for cell in row.cells) + "\n" for row in rows
-            )
+            parts.extend(row + "\n" for row in table_row_texts(token, references))
         elif token.type in ("fence", "code_block"):
             parts.append(token.content)
         elif token.type == "html_block":
             stripped = _TAG.sub(" ", _COMMENT.sub("", token.content)).strip()
             if stripped:
                 parts.append(stripped + "\n")
-    return "\n".join(line.rstrip() for line in "".join(parts).strip().split("\n"))
+    return _clean("".join(parts))
+
+
+def _clean(text: str) -> str:
+    """``text`` without leading and trailing blank space, and without trailing space on any line."""
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
 
 
 def _inline_text(children: Sequence[Token]) -> str:

@@ -17,11 +17,17 @@ DEFAULT_MAX_CHUNK_SIZE = 20_000
 
 @dataclass(frozen=True)
 class Strategy:
-    """How a file is split. ``chunk_by`` hN: every heading of level <= N starts a chunk."""
+    """How a file is split. ``chunk_by`` hN: every heading of level <= N starts a chunk.
+
+    A section over ``max_chunk_size`` is refined at deeper headings, then split between blocks, then
+    inside a block (``split_blocks.py``); ``allow_block_splits`` says the last is expected (generated
+    model tables, long listings), so validate does not warn about it.
+    """
 
     chunk_by: ChunkBy = "h2"
     max_chunk_size: int = DEFAULT_MAX_CHUNK_SIZE
     min_chunk_size: int | None = None
+    allow_block_splits: bool = False
 
     @property
     def split_level(self) -> int:
@@ -33,9 +39,19 @@ class Strategy:
 class Chunk:
     """One retrievable unit of documentation.
 
-    ``markdown`` is the raw source slice (for display), ``text`` the plain text (for full-text
+    ``markdown`` is what a reader gets (for display), ``text`` its plain text (for full-text
     search), ``embedding_input`` the breadcrumb context plus text (only embeddings get the prefix).
     Lines are 1-based and inclusive, counted in the source file after frontmatter is included.
+
+    The chunk *owns* the source from column ``start_column`` of ``start_line`` to column
+    ``end_column`` (exclusive; None: the end of the line) of ``end_line``. Usually that is whole lines
+    and ``markdown`` is exactly that slice. A part cut inside a block (a table between rows, a code
+    block between lines) repeats lines it does not own so that it renders on its own: the table's
+    header and delimiter rows, the code fence opener (and a closing fence), the parent list item's
+    marker line. Those are ``context_before`` / ``context_after``, and ``markdown`` is
+    ``context_before + owned source + context_after``. Owned spans never overlap, and every
+    non-blank character of a file's body is owned by exactly one chunk: what lies between two chunks
+    is whitespace.
     """
 
     id: str
@@ -51,6 +67,15 @@ class Chunk:
     end_line: int
     metadata: Mapping[str, str] = field(default_factory=dict)
     title: str = ""  # the document's title: frontmatter ``title``, else its first h1, else ""
+    context_before: str = ""  # repeated lines at the start of ``markdown`` (ends with a newline)
+    context_after: str = ""  # repeated lines at the end of ``markdown`` (starts with a newline)
+    start_column: int = 0  # where the owned source starts in ``start_line``
+    end_column: int | None = None  # where it ends in ``end_line`` (exclusive); None: the line's end
+
+    @property
+    def own_markdown(self) -> str:
+        """The source this chunk owns: ``markdown`` without its repeated context."""
+        return self.markdown[len(self.context_before) : len(self.markdown) - len(self.context_after)]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ class Scope:
     max_size: int
     min_size: int | None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    allow_block_splits: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ def _section_scope(
     outer: Scope, level: int, hint: StrategyHint | None, metadata: tuple[int, dict[str, str]] | None
 ) -> Scope:
     split, max_size, min_size = outer.split, outer.max_size, outer.min_size
+    allow = outer.allow_block_splits
     if hint is not None:
         if hint.chunk_by is not None:
             # A chunk_by at or above the heading's own level (or "file") keeps the section whole.
@@ -112,5 +114,6 @@ def _section_scope(
             split = wanted if wanted > level else level
         max_size = hint.max_chunk_size or max_size
         min_size = hint.min_chunk_size or min_size
+        allow = allow if hint.allow_block_splits is None else hint.allow_block_splits
     merged = {**outer.metadata, **metadata[1]} if metadata else outer.metadata
-    return Scope(level, split, max_size, min_size, merged)
+    return Scope(level, split, max_size, min_size, merged, allow)
