@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.authoring.corpus import Corpus, FacetSpec, load_corpus
+from docs_mcp.authoring.model import SummaryFinding
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(60)
@@ -169,11 +170,26 @@ def test_files_without_any_strategy_get_the_default_strategy_warning(tmp_path: P
         },
     )
     corpus = load_corpus(tmp_path)
-    warned = [(f.path, f.rule) for f in corpus.warnings]
-    assert warned == [("plain.md", "default-strategy"), ("sub/tagged.md", "default-strategy")]
-    assert "catch-all **/*.md -> h2" in corpus.warnings[0].message
+    [summary] = corpus.warnings
+    assert isinstance(summary, SummaryFinding)
+    assert (summary.path, summary.rule, summary.paths) == (
+        "",
+        "default-strategy",
+        ("plain.md", "sub/tagged.md"),
+    )
+    assert summary.message.startswith(
+        "2 files declare no chunking strategy and use the catch-all **/*.md -> h2 (plain.md, sub/tagged.md); "
+        "run `docs-mcp fix --docs-dir "
+    )
     assert corpus.errors == []
     assert len(ids(corpus, "plain.md")) == 3  # still chunked, at h2
+
+
+def test_the_default_strategy_summary_names_three_files_and_counts_the_rest(tmp_path: Path) -> None:
+    write(tmp_path, {f"doc{n}.md": SECTIONS for n in range(5)})
+    [summary] = load_corpus(tmp_path).warnings
+    assert "(doc0.md, doc1.md, doc2.md and 2 more)" in summary.message
+    assert isinstance(summary, SummaryFinding) and len(summary.paths) == 5
 
 
 def test_an_invalid_manifest_is_an_error_yet_its_files_are_still_chunked(tmp_path: Path) -> None:

@@ -82,10 +82,6 @@ def test_a_bad_enum_in_an_override_names_the_json_path_of_the_field() -> None:
     [
         ({"version": 1}, "version: '1' was expected"),
         ({"version": "1", "metadata": {"language": 3}}, "metadata.language: 3 is not of type 'string'"),
-        (
-            {"version": "1", "overides": []},
-            "(manifest root): Additional properties are not allowed ('overides'",
-        ),
         ({"version": "1", "strategy": {"max_chunk_size": 10}}, "strategy: 'chunk_by' is a required property"),
         ({"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 0}}, "strategy.max_chunk_size: 0"),
         ({"strategy": {"chunk_by": "h2"}}, "(manifest root): 'version' is a required property"),
@@ -98,6 +94,45 @@ def test_a_bad_enum_in_an_override_names_the_json_path_of_the_field() -> None:
 def test_schema_violations_are_reported_with_their_field(data: object, expected_start: str) -> None:
     _, findings = _parse(data)
     assert [f.message[: len(expected_start)] for f in findings] == [expected_start]
+
+
+def test_unknown_keys_are_warnings_naming_the_closest_known_key_and_are_ignored() -> None:
+    # The TypeScript reference ignores unknown keys; its own test fixture carries "instructions".
+    data = {
+        "version": "1",
+        "instructions": "Use search_docs.",
+        "strategy": {"chunk_by": "h3", "chunkby": "h2"},
+        "overrides": [{"pattern": "a.md", "metdata": {}}],
+        "zzz": 1,
+    }
+    text = json.dumps(data, indent=2).encode()
+    manifest, findings = parse_manifest(text, "sdks/.docs-mcp.json")
+    assert manifest.valid and manifest.strategy == Strategy(chunk_by="h3")
+    assert {(f.severity, f.rule) for f in findings} == {("warning", "unknown-manifest-key")}
+    messages = sorted((f.line, f.message) for f in findings)
+    assert messages == [
+        (
+            3,
+            "unknown key 'instructions' at the manifest root is ignored; "
+            "did you mean 'mcpServerInstructions'?",
+        ),
+        (6, "unknown key 'chunkby' in strategy is ignored; did you mean 'chunk_by'?"),
+        (11, "unknown key 'metdata' in overrides[0] is ignored; did you mean 'metadata'?"),
+        (
+            14,
+            "unknown key 'zzz' at the manifest root is ignored; known keys: "
+            "$schema, version, strategy, metadata, taxonomy, mcpServerInstructions, embedding, overrides",
+        ),
+    ]
+
+
+def test_a_wrong_type_next_to_an_unknown_key_is_still_an_error() -> None:
+    manifest, findings = _parse({"version": "1", "instructions": "x", "strategy": {"chunk_by": 2}})
+    assert not manifest.valid
+    assert sorted((f.severity, f.rule) for f in findings) == [
+        ("error", "invalid-manifest"),
+        ("warning", "unknown-manifest-key"),
+    ]
 
 
 def test_invalid_json_is_an_error_at_its_line(tmp_path: Path) -> None:

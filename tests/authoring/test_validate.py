@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from docs_mcp.authoring.corpus import load_corpus
+from docs_mcp.authoring.model import SummaryFinding
 from docs_mcp.authoring.validate import validate
 from docs_mcp.errors import ConfigError
 
@@ -68,9 +69,18 @@ def test_the_report_counts_and_serialises_findings(tmp_path: Path) -> None:
         1,
         1,
     )
-    assert data["findings"][0]["path"] == "a.md"
+    assert [(f["path"], f.get("paths")) for f in data["findings"]] == [("", ["a.md"]), ("bad.md", None)]
     assert report.summary().startswith("validated 1 files (2 chunks) in ")
     assert report.summary().endswith(": 1 error, 1 warning")
+
+
+def test_strict_makes_warnings_fail_the_report(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n")
+    assert validate(tmp_path).ok
+    strict = validate(tmp_path, strict=True)
+    assert not strict.ok and strict.errors == [] and len(strict.warnings) == 1
+    assert strict.to_json()["strict"] is True
+    assert strict.summary().endswith("1 warning (strict: warnings fail)")
 
 
 def test_warnings_alone_keep_the_report_ok(tmp_path: Path) -> None:
@@ -93,9 +103,14 @@ def test_the_real_corpora_validate_without_errors_and_name_their_cut_tables(
     print(f"validated {report.file_count} files in {report.seconds:.2f} s")  # shown with -s
     assert report.file_count == 3958
     assert report.errors == []
-    # Generated model pages whose single table exceeds max_chunk_size: one warning per file.
+    # Generated model pages whose single table exceeds max_chunk_size: one warning per file; no
+    # manifests there: one summary warning for every file on the catch-all strategy.
     warnings = Counter(f.rule for f in report.warnings)
-    assert warnings["split-inside-block"] == 111
+    assert warnings == {"split-inside-block": 111, "default-strategy": 1}
+    [summary] = [f for f in report.warnings if isinstance(f, SummaryFinding)]
+    assert len(summary.paths) == 3958 and summary.message.startswith(
+        "3958 files declare no chunking strategy"
+    )
     assert report.chunk_count >= report.file_count
 
 

@@ -35,12 +35,52 @@ def test_errors_print_one_line_per_finding_and_exit_one(
     assert "1 error, 0 warnings" in err
 
 
-def test_warnings_alone_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_warnings_alone_exit_zero_and_files_without_a_strategy_are_one_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a.md", "b.md", "c.md", "d.md", "e.md"):
+        (tmp_path / name).write_text("# A\n")
+    assert main(["validate", "--docs-dir", str(tmp_path)]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines() == [
+        "warning: 5 files declare no chunking strategy and use the catch-all **/*.md -> h2 "
+        f"(a.md, b.md, c.md and 2 more); run `docs-mcp fix --docs-dir {tmp_path}` to propose manifests "
+        "[default-strategy]"
+    ]
+
+
+def test_verbose_lists_every_file_a_summary_stands_for(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a.md", "b.md", "c.md", "d.md", "e.md"):
+        (tmp_path / name).write_text("# A\n")
+    assert main(["validate", "--docs-dir", str(tmp_path), "--verbose"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.splitlines()[1:] == ["  a.md", "  b.md", "  c.md", "  d.md", "  e.md"]
+
+
+def test_strict_makes_warnings_exit_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.md").write_text("# A\n")
+    assert main(["validate", "--docs-dir", str(tmp_path), "--strict"]) == 1
+    _, err = capsys.readouterr()
+    assert err.rstrip().endswith("0 errors, 1 warning (strict: warnings fail)")
+    (tmp_path / ".docs-mcp.json").write_text('{"version": "1", "strategy": {"chunk_by": "h2"}}')
+    assert main(["validate", "--docs-dir", str(tmp_path), "--strict"]) == 0
+
+
+def test_an_unknown_manifest_key_is_a_warning_at_its_line_naming_the_closest_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifest = (
+        '{\n  "version": "1",\n  "strategy": {"chunk_by": "h2"},\n  "instructions": "Search first."\n}\n'
+    )
+    (tmp_path / ".docs-mcp.json").write_text(manifest)
     (tmp_path / "a.md").write_text("# A\n")
     assert main(["validate", "--docs-dir", str(tmp_path)]) == 0
     out, _ = capsys.readouterr()
     assert out.splitlines() == [
-        "a.md: warning: no chunking strategy declared; using the catch-all **/*.md -> h2 [default-strategy]"
+        ".docs-mcp.json:4: warning: unknown key 'instructions' at the manifest root is ignored; "
+        "did you mean 'mcpServerInstructions'? [unknown-manifest-key]"
     ]
 
 
@@ -49,14 +89,27 @@ def test_json_format_prints_one_object_with_findings_and_counts(
 ) -> None:
     (tmp_path / ".docs-mcp.json").write_text('{"version": "1", "strategy": {"chunk_by": "h9"}}')
     (tmp_path / "a.md").write_text("# A\n\nText.\n")
-    assert main(["validate", "--docs-dir", str(tmp_path), "--format", "json"]) == 1
+    assert main(["validate", "--docs-dir", str(tmp_path), "--json"]) == 1
     out, _ = capsys.readouterr()
     data = json.loads(out)
+    assert main(["validate", "--docs-dir", str(tmp_path), "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["findings"] == data["findings"]
     counts = (data["ok"], data["files"], data["chunks"], data["errors"], data["warnings"])
     assert counts == (False, 1, 1, 1, 0)
     assert data["findings"][0]["path"] == ".docs-mcp.json"
     assert data["findings"][0]["rule"] == "invalid-manifest"
     assert data["findings"][0]["message"].startswith("strategy.chunk_by: 'h9' is not one of")
+
+
+def test_json_lists_every_file_of_a_summary_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("a.md", "b.md", "c.md", "d.md"):
+        (tmp_path / name).write_text("# A\n")
+    assert main(["validate", "--docs-dir", str(tmp_path), "--json"]) == 0
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert (finding["path"], finding["rule"]) == ("", "default-strategy")
+    assert finding["paths"] == ["a.md", "b.md", "c.md", "d.md"]
 
 
 def test_a_missing_docs_dir_is_a_clear_error_with_exit_one(

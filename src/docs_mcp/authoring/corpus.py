@@ -15,12 +15,13 @@ from pathlib import Path
 from docs_mcp.authoring.chunk_pool import ChunkPool, Job
 from docs_mcp.authoring.chunking import ChunkedFile
 from docs_mcp.authoring.manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
-from docs_mcp.authoring.model import Chunk, FileSettings, HasFindings
+from docs_mcp.authoring.model import Chunk, FileSettings, HasFindings, SummaryFinding
 from docs_mcp.errors import ConfigError, Finding
 
-__all__ = ["Corpus", "FacetSpec", "load_corpus"]
+__all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
-DEFAULT_STRATEGY_MESSAGE = "no chunking strategy declared; using the catch-all **/*.md -> h2"
+DEFAULT_STRATEGY_RULE = "default-strategy"
+SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
 # Below this many files helper processes cost more to start (~0.3 s of imports) than they save.
 PARALLEL_THRESHOLD = 400
 
@@ -116,8 +117,9 @@ def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], Non
         files.append(chunked)
         findings.extend(chunked.findings)
         findings.extend(_check_declarations(chunked, facets))
-        if not chunked.strategy_explicit:
-            findings.append(Finding(chunked.path, 0, "warning", DEFAULT_STRATEGY_MESSAGE, "default-strategy"))
+    defaulted = [file.path for file in files if not file.strategy_explicit]
+    if defaulted:
+        findings.append(default_strategy_summary(defaulted, root))
     for manifest in manifests.values():
         findings.extend(_check_manifest_metadata(manifest, facets))
     root_manifest = manifests.get("")
@@ -131,6 +133,20 @@ def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], Non
         taxonomy=_merged_taxonomy(manifests.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
     )
+
+
+def default_strategy_summary(paths: list[str], root: Path) -> SummaryFinding:
+    """The one warning about every file that declares no strategy (spec: non-fatal, so that SDK
+    syncs do not break the CI gate), naming the first few and what to run."""
+    count = len(paths)
+    files = f"{count} files declare" if count != 1 else "1 file declares"
+    examples = ", ".join(paths[:SUMMARY_EXAMPLES])
+    more = f" and {count - SUMMARY_EXAMPLES} more" if count > SUMMARY_EXAMPLES else ""
+    message = (
+        f"{files} no chunking strategy and use the catch-all **/*.md -> h2 ({examples}{more}); "
+        f"run `docs-mcp fix --docs-dir {root}` to propose manifests"
+    )
+    return SummaryFinding("", 0, "warning", message, DEFAULT_STRATEGY_RULE, tuple(paths))
 
 
 def _load_manifests(

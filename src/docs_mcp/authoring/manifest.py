@@ -8,6 +8,7 @@ merges over the base, an override strategy replaces the base strategy.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -110,19 +111,51 @@ def json_path(path: Iterable[Any]) -> str:
     return out
 
 
-def schema_findings(data: object, path: str) -> list[Finding]:
-    """Check parsed manifest ``data`` against the schema; one error finding per violation."""
-    findings = []
+def schema_findings(data: object, path: str, text: str = "") -> list[Finding]:
+    """Check parsed manifest ``data`` against the schema: one error finding per violation, and one
+    ``unknown-manifest-key`` warning per key the schema does not know (``text``, the manifest's
+    source, gives the warning its line). Unknown keys are ignored, as the TypeScript reference
+    ignores them, so manifests written for it work unchanged; the schema itself stays strict so
+    that editors flag typos."""
+    findings: list[Finding] = []
     errors = sorted(
         _validator().iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
     for error in errors:
         where = json_path(error.absolute_path) or "(manifest root)"
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = list(error.schema.get("properties", {}))
+            findings.extend(
+                _unknown_key(path, text, where, str(key), known) for key in error.instance if key not in known
+            )
+            continue
         schema_at = "/".join(str(p) for p in error.absolute_schema_path)
         findings.append(
             Finding(path, 0, "error", f"{where}: {error.message} (schema: {schema_at})", "invalid-manifest")
         )
     return findings
+
+
+def _unknown_key(path: str, text: str, where: str, key: str, known: list[str]) -> Finding:
+    closest = closest_key(key, known)
+    hint = f"did you mean {closest!r}?" if closest else f"known keys: {', '.join(known)}"
+    place = "at the manifest root" if where == "(manifest root)" else f"in {where}"
+    match = re.search(rf'"{re.escape(key)}"\s*:', text)
+    line = text.count("\n", 0, match.start()) + 1 if match else 0
+    message = f"unknown key {key!r} {place} is ignored; {hint}"
+    return Finding(path, line, "warning", message, "unknown-manifest-key")
+
+
+def closest_key(key: str, known: Iterable[str]) -> str | None:
+    """The known key ``key`` most likely stands for: one containing it (or contained in it), else
+    the closest spelling (difflib); None when nothing is close."""
+    lowered = {candidate.lower(): candidate for candidate in known}
+    wanted = key.lower()
+    containing = sorted((c for c in lowered if len(wanted) >= 4 and (wanted in c or c in wanted)), key=len)
+    if containing:
+        return lowered[containing[0]]
+    close = difflib.get_close_matches(wanted, list(lowered), n=1, cutoff=0.6)
+    return lowered[close[0]] if close else None
 
 
 def load_manifest(file: Path, relative_path: str) -> tuple[DocsManifest, list[Finding]]:
@@ -156,11 +189,11 @@ def parse_manifest(data: bytes | None, relative_path: str) -> tuple[DocsManifest
     except json.JSONDecodeError as error:
         message = f"manifest is not valid JSON: {error.msg} at column {error.colno}"
         return broken, [Finding(relative_path, error.lineno, "error", message, "invalid-manifest")]
-    findings = schema_findings(parsed, relative_path)
-    if findings:
+    findings = schema_findings(parsed, relative_path, data.decode("utf-8-sig"))
+    if any(finding.severity == "error" for finding in findings):
         salvaged = DocsManifest(relative_path, folder, valid=False, facet_keys=_salvage_facet_keys(parsed))
         return salvaged, findings
-    return _build(cast(dict[str, Any], parsed), relative_path, folder), []
+    return _build(cast(dict[str, Any], parsed), relative_path, folder), findings
 
 
 def _salvage_facet_keys(data: object) -> tuple[str, ...]:

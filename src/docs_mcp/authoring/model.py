@@ -91,6 +91,14 @@ class FileSettings:
     strategy_explicit: bool = False
 
 
+@dataclass(frozen=True)
+class SummaryFinding(Finding):
+    """One finding standing for the same problem in many files (``path`` is "": the whole folder);
+    ``paths`` lists every file, for ``--verbose`` and JSON output."""
+
+    paths: tuple[str, ...] = ()
+
+
 class HasFindings:
     """``errors`` and ``warnings`` views of a ``findings`` list, for reports that carry findings."""
 
