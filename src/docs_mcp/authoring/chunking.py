@@ -57,6 +57,7 @@ class Oversized:
     block: str = ""  # inside-block: the kind of the first block cut (``table``, ``fence``, ...)
     block_line: int = 0  # inside-block: that block's first line
     allowed: bool = False  # inside-block: the strategy says such cuts are expected
+    depth: int = 0  # headings: the heading level it was cut at
 
 
 @dataclass
@@ -232,7 +233,7 @@ class _Chunker:
         if not depths:
             return self._parts(piece, size)
         depth = min(depths)
-        self._record(piece, size, "headings")
+        self._record(piece, size, "headings", depth=depth)
         starts = [
             index for index in content if self.blocks[index].is_heading and self.blocks[index].level == depth
         ]
@@ -290,6 +291,7 @@ class _Chunker:
         how: How,
         block: str = "",
         block_line: int = 0,
+        depth: int = 0,
     ) -> None:
         heading = self.blocks[piece.heading] if piece.heading is not None else None
         self.oversized.append(
@@ -303,6 +305,7 @@ class _Chunker:
                 block=block,
                 block_line=block_line,
                 allowed=piece.scope.allow_block_splits,
+                depth=depth,
             )
         )
 

@@ -48,6 +48,11 @@ class Corpus(HasFindings):
     taxonomy: dict[str, TaxonomyEntry] = field(default_factory=dict)
     # The root manifest's `embedding` settings (provider, model, ...): build's defaults.
     embedding: Mapping[str, object] | None = None
+    manifests: dict[str, DocsManifest] = field(default_factory=dict)  # by folder ("" for the root)
+
+    def governing(self, path: str) -> DocsManifest | None:
+        """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
+        return _SettingsResolver(self.manifests).governing(path.rpartition("/")[0])
 
     @property
     def chunks(self) -> list[Chunk]:
@@ -62,10 +67,15 @@ class _Tree:
 
 
 def load_corpus(
-    docs_dir: Path, on_file: Callable[[str], None] | None = None, *, workers: int | None = None
+    docs_dir: Path,
+    on_file: Callable[[str], None] | None = None,
+    *,
+    workers: int | None = None,
+    overlay: Mapping[str, bytes] | None = None,
 ) -> Corpus:
     """Read, resolve and chunk every ``*.md`` under ``docs_dir`` (``on_file`` is told each path, in path
-    order, as its chunks are ready).
+    order, as its chunks are ready). ``overlay`` maps posix paths under ``docs_dir`` to contents that
+    replace (or add) files, so that proposed changes are checked without writing them (``fix``).
 
     Problems in the docs never raise: they become findings (see ``Corpus.errors``). ``workers``
     is the number of chunking processes, this one included; None picks one per CPU (at most 4) for
@@ -82,9 +92,18 @@ def load_corpus(
             f"docs directory {str(root)!r} {what}; pass --docs-dir pointing at your markdown folder"
         )
     tree = _walk(root)
+    overlay = dict(overlay or {})
+    for path in overlay:
+        name = path.rpartition("/")[2]
+        if name == MANIFEST_NAME and path not in tree.manifests:
+            tree.manifests.append(path)
+        elif _is_markdown(name) and path not in tree.markdown:
+            tree.markdown.append(path)
+    tree.markdown.sort()
+    tree.manifests.sort()
     # Started now so that the helpers' start-up overlaps with reading the files.
     with ChunkPool(_worker_count(workers, len(tree.markdown))) as pool:
-        return _load(root, tree, pool, on_file)
+        return _load(_Files(root, overlay), tree, pool, on_file)
 
 
 def _worker_count(workers: int | None, files: int) -> int:
@@ -93,18 +112,38 @@ def _worker_count(workers: int | None, files: int) -> int:
     return min(os.cpu_count() or 1, 4) if files >= PARALLEL_THRESHOLD else 1
 
 
-def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], None] | None) -> Corpus:
+@dataclass(frozen=True)
+class _Files:
+    """The docs folder, with the overlay's contents in place of (or beside) its files."""
+
+    root: Path
+    overlay: Mapping[str, bytes]
+
+    def read(self, path: str, findings: list[Finding], rule: str) -> bytes | None:
+        if path in self.overlay:
+            return self.overlay[path]
+        try:
+            return (self.root / path).read_bytes()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            message = f"cannot read file: {reason}; fix or remove it"
+            findings.append(Finding(path, 0, "error", message, rule))
+            return None
+
+
+def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], None] | None) -> Corpus:
     findings: list[Finding] = [
         Finding(p, 0, "warning", "symbolic link points outside the docs root; not indexed", "outside-root")
         for p in tree.outside
     ]
     contents: dict[str, bytes] = {}  # what the content hash covers
-    manifests = _load_manifests(root, tree.manifests, findings, contents)
+    root = source.root
+    manifests = _load_manifests(source, tree.manifests, findings, contents)
     facets = _facets(manifests.values())
     resolver = _SettingsResolver(manifests)
     jobs: list[Job] = []
     for path in tree.markdown:
-        data = _read(root, path, findings, rule="unreadable-file")
+        data = source.read(path, findings, rule="unreadable-file")
         text = _decode(data, path, findings) if data is not None else None
         if text is None or data is None:
             continue
@@ -132,6 +171,7 @@ def _load(root: Path, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], Non
         content_hash=_content_hash(contents),
         taxonomy=_merged_taxonomy(manifests.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
+        manifests=manifests,
     )
 
 
@@ -150,12 +190,12 @@ def default_strategy_summary(paths: list[str], root: Path) -> SummaryFinding:
 
 
 def _load_manifests(
-    root: Path, paths: list[str], findings: list[Finding], contents: dict[str, bytes]
+    files: _Files, paths: list[str], findings: list[Finding], contents: dict[str, bytes]
 ) -> dict[str, DocsManifest]:
     """Every manifest by its folder ("" for the root); problems go to ``findings``."""
     manifests: dict[str, DocsManifest] = {}
     for path in paths:
-        data = _read(root, path, findings, rule="invalid-manifest")
+        data = files.read(path, findings, rule="invalid-manifest")
         manifest, problems = parse_manifest(data, path)
         manifests[manifest.folder] = manifest
         findings.extend(problems)
@@ -187,7 +227,7 @@ def _walk(root: Path) -> _Tree:
             if name == MANIFEST_NAME:
                 tree.manifests.append(prefix + name)
                 continue
-            if name.startswith(".") or not name.endswith(".md") or name.endswith(".template.md"):
+            if not _is_markdown(name):
                 continue
             full = Path(folder, name)
             if full.is_symlink() and not full.resolve().is_relative_to(real_root):
@@ -200,13 +240,9 @@ def _walk(root: Path) -> _Tree:
     return tree
 
 
-def _read(root: Path, path: str, findings: list[Finding], rule: str) -> bytes | None:
-    try:
-        return (root / path).read_bytes()
-    except OSError as error:
-        reason = error.strerror or str(error)
-        findings.append(Finding(path, 0, "error", f"cannot read file: {reason}; fix or remove it", rule))
-        return None
+def _is_markdown(name: str) -> bool:
+    """An indexed markdown file name: ``*.md``, not hidden, not a prompt template."""
+    return not name.startswith(".") and name.endswith(".md") and not name.endswith(".template.md")
 
 
 def _decode(data: bytes, path: str, findings: list[Finding]) -> str | None:

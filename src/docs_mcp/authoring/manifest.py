@@ -136,6 +136,22 @@ def schema_findings(data: object, path: str, text: str = "") -> list[Finding]:
     return findings
 
 
+def unknown_keys(data: object) -> list[tuple[tuple[str | int, ...], str, list[str]]]:
+    """``(path of the object, key, known keys there)`` for every key the schema does not know."""
+    found: list[tuple[tuple[str | int, ...], str, list[str]]] = []
+    for error in _validator().iter_errors(data):
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = list(error.schema.get("properties", {}))
+            where = tuple(error.absolute_path)
+            found.extend((where, str(key), known) for key in error.instance if key not in known)
+    return found
+
+
+def is_valid_manifest(data: object) -> bool:
+    """True when ``data`` breaks no rule of the schema (unknown keys aside, which are ignored)."""
+    return not any(error.validator != "additionalProperties" for error in _validator().iter_errors(data))
+
+
 def _unknown_key(path: str, text: str, where: str, key: str, known: list[str]) -> Finding:
     closest = closest_key(key, known)
     hint = f"did you mean {closest!r}?" if closest else f"known keys: {', '.join(known)}"

@@ -25,6 +25,7 @@ from docs_mcp.extras import missing_extra
 # name -> module under docs_mcp.cli.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {
     "validate": "validate",
+    "fix": "fix",
     "chunk": "chunk",
     "build": "build",
     "search": "search",

@@ -1,0 +1,54 @@
+"""``docs-mcp fix``: propose manifests (bootstrap) or repair their drift; ``--write`` applies."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    parser = subparsers.add_parser(
+        "fix",
+        help="propose .docs-mcp.json manifests for a docs folder, or repair their drift",
+        description="Without manifests, propose them from the folder's layout and outlines (strategies, "
+        "language and scope facets, server instructions); with manifests, repair drift (sections that "
+        "outgrew their strategy, files no strategy covers, facet values that contradict the layout, "
+        "dangling hints). Prints a unified diff with one reason per change; writes only with --write. "
+        "Touches only manifests, front matter and hint comments.",
+    )
+    parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder")
+    parser.add_argument("--write", action="store_true", help="apply the proposal (default: only print it)")
+    parser.add_argument(
+        "--llm",
+        choices=("none", "openai"),
+        default="none",
+        help="openai: ask a chat model to help bootstrap (needs the openai extra and OPENAI_API_KEY, "
+        "or --base-url of a compatible server); default none",
+    )
+    parser.add_argument("--model", help="the chat model (default gpt-4o-mini)")
+    parser.add_argument("--base-url", help="an OpenAI-compatible server's base URL")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from docs_mcp.authoring.fix import fix
+    from docs_mcp.authoring.validate_output import format_finding
+
+    proposal = fix(args.docs_dir, llm=args.llm, model=args.model, base_url=args.base_url)
+    for note in proposal.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if proposal.empty:
+        print("nothing to propose", file=sys.stderr)
+    else:
+        sys.stdout.write(proposal.render())
+    if proposal.remaining:
+        print(f"{len(proposal.remaining)} findings fix cannot resolve remain:", file=sys.stderr)
+        for finding in proposal.remaining:
+            print(f"  {format_finding(finding)}", file=sys.stderr)
+    if args.write and not proposal.empty:
+        written = proposal.write()
+        print(f"wrote {len(written)} files", file=sys.stderr)
+    elif not proposal.empty:
+        print(f"{len(proposal.changes)} files to change; run again with --write to apply", file=sys.stderr)
+    return 0
