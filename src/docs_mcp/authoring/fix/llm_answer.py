@@ -93,7 +93,8 @@ def compact_outline(outlines: Sequence[FileOutline], layout: Layout, drafts: Seq
 
 def _folder_summary(name: str, files: list[FileOutline]) -> dict[str, Any]:
     languages = Counter(info for outline in files for info in outline.fence_languages.elements())
-    examples = sorted(files, key=lambda outline: -outline.size)[:1] + files[:1]
+    biggest = max(files, key=lambda outline: outline.size)
+    examples = [biggest, *([files[0]] if files[0] is not biggest else [])][:EXAMPLES_PER_FOLDER]
     return {
         "folder": name or ".",
         "files": len(files),
@@ -107,7 +108,7 @@ def _folder_summary(name: str, files: list[FileOutline]) -> dict[str, Any]:
                 "headings": ["#" * h.level + " " + h.text for h in example.headings[:HEADINGS_PER_EXAMPLE]],
                 "sample": example.sample,
             }
-            for example in dict.fromkeys(examples[:EXAMPLES_PER_FOLDER])
+            for example in examples
         ],
     }
 

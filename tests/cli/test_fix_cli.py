@@ -1,0 +1,63 @@
+"""``docs-mcp fix`` at the command line: the diff with its reasons, --write, a second run, errors."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from docs_mcp.cli.main import main
+
+pytestmark = pytest.mark.timeout(120)
+
+FIXTURES = Path(__file__).parents[1] / "authoring" / "fixtures" / "fix"
+
+
+def test_fix_prints_the_proposal_and_writes_nothing_without_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = shutil.copytree(FIXTURES / "bootstrap_sdk" / "docs", tmp_path / "docs")
+    assert main(["fix", "--docs-dir", str(docs)]) == 0
+    out, err = capsys.readouterr()
+    assert out == (FIXTURES / "bootstrap_sdk" / "expected.diff").read_text(encoding="utf-8")
+    assert out.startswith("# .docs-mcp.json: ") and "+++ b/sdks/python/.docs-mcp.json" in out
+    assert "3 files to change; run again with --write to apply" in err
+    assert not (docs / ".docs-mcp.json").exists()
+
+
+def test_fix_write_applies_and_a_second_run_proposes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = shutil.copytree(FIXTURES / "drift" / "docs", tmp_path / "docs")
+    assert main(["fix", "--docs-dir", str(docs), "--write"]) == 0
+    assert "wrote 6 files" in capsys.readouterr().err
+    assert main(["validate", "--docs-dir", str(docs), "--strict"]) == 0
+    capsys.readouterr()
+    assert main(["fix", "--docs-dir", str(docs)]) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "nothing to propose" in err
+
+
+def test_fix_names_what_it_cannot_resolve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.md").write_text("# A\n\n```\n<!-- mcp_section_hint: {} -->\n```\n")
+    assert main(["fix", "--docs-dir", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "1 findings fix cannot resolve remain:" in err
+    assert "a.md:4: warning: hint comment inside a code block is ignored" in err
+
+
+def test_fix_with_the_model_but_no_key_is_an_error_exit_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    (tmp_path / "a.md").write_text("# A\n")
+    assert main(["fix", "--docs-dir", str(tmp_path), "--llm", "openai"]) == 1
+    assert "docs-mcp: error: fix --llm openai needs an API key" in capsys.readouterr().err
+
+
+def test_fix_of_a_missing_folder_is_an_error_exit_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["fix", "--docs-dir", str(tmp_path / "nowhere")]) == 1
+    assert "does not exist" in capsys.readouterr().err
