@@ -86,7 +86,7 @@ def test_the_request_holds_a_compact_outline_and_asks_for_the_manifest_schema(
 ) -> None:
     server.answer_next(good_answer())
     fix(docs, llm="openai", base_url=server.base_url)
-    [request] = server.requests
+    [request] = server.bodies
     assert request["model"] == "gpt-4o-mini"
     schema = request["response_format"]["json_schema"]["schema"]
     assert schema["$defs"]["manifest"]["required"] == ["version"]
@@ -165,5 +165,5 @@ def test_a_remote_server_without_a_key_is_a_config_error(docs: Path, monkeypatch
 def test_with_manifests_the_model_is_not_asked(server: FakeChatServer, docs: Path) -> None:
     fix(docs).write()
     proposal = fix(docs, llm="openai", base_url=server.base_url)
-    assert server.requests == [] and proposal.empty
+    assert server.bodies == [] and proposal.empty
     assert "only to bootstrap" in proposal.notes[0]
