@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from chunk_ownership import assert_ownership
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from docs_mcp.authoring.chunking import ChunkedFile, chunk_file
 from docs_mcp.authoring.markdown import normalise
@@ -81,3 +83,21 @@ def test_every_real_file_splits_into_chunks_under_any_limit_owning_every_byte_on
     for folder in ("corpora/mistral/python", "claude-docs/corpus"):
         for path, source, result in chunk_tree(evaldata_dir / folder, settings):
             assert_ownership(source, result, where=path)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_real_files_under_random_limits_keep_every_byte_once(evaldata_dir: Path) -> None:
+    files = sorted((evaldata_dir / "claude-docs" / "corpus").rglob("*.md"))
+    files += sorted((evaldata_dir / "corpora").rglob("*.md"))[::20]
+    sources = {f.relative_to(evaldata_dir).as_posix(): f.read_text(encoding="utf-8") for f in files}
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(
+        st.sampled_from(sorted(sources)), st.integers(40, 30_000), st.sampled_from(["h1", "h2", "h3", "file"])
+    )
+    def check(path: str, limit: int, chunk_by: str) -> None:
+        strategy = Strategy(chunk_by=chunk_by, max_chunk_size=limit)  # type: ignore[arg-type]
+        assert_ownership(sources[path], chunk_file(sources[path], path, FileSettings(strategy=strategy)))
+
+    check()
