@@ -26,7 +26,16 @@ PUBLIC_API: dict[str, list[str]] = {
         "pull",
         "resolve",
     ],
-    "docs_mcp.authoring": ["Chunk", "Corpus", "ValidationReport", "load_corpus", "validate"],
+    "docs_mcp.authoring": [
+        "Chunk",
+        "Corpus",
+        "FileChange",
+        "FixProposal",
+        "ValidationReport",
+        "fix",
+        "load_corpus",
+        "validate",
+    ],
     "docs_mcp.build": ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"],
     "docs_mcp.store": [
         "FORMAT_VERSION",

@@ -17,7 +17,7 @@ import pytest
 from fix_support import assert_only_metadata_changed, snapshot
 
 from docs_mcp.authoring.corpus import load_corpus
-from docs_mcp.authoring.fix import fix
+from docs_mcp.authoring.fixer import fix
 from docs_mcp.authoring.validate import validate
 from docs_mcp.errors import ConfigError
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docs_mcp.authoring.fix.layout import infer_layout
-from docs_mcp.authoring.fix.outline import scan
+from docs_mcp.authoring.fixer.layout import infer_layout
+from docs_mcp.authoring.fixer.outline import scan
 
 PY = "# P\n\n```python\nx = 1\n```\n"
 TS = "# T\n\n```ts\nconst x = 1;\n```\n"

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fake_chat import VALID_KEY, FakeChatServer
 
-from docs_mcp.authoring.fix import fix
-from docs_mcp.authoring.fix.llm import MAX_ATTEMPTS
+from docs_mcp.authoring.fixer import fix
+from docs_mcp.authoring.fixer.llm import MAX_ATTEMPTS
 from docs_mcp.authoring.validate import validate
 from docs_mcp.errors import ConfigError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from docs_mcp.authoring.fix.edits import fix_unknown_key, front_matter_value, remove_comment, section_hint
-from docs_mcp.authoring.fix.workspace import Workspace, render_json
+from docs_mcp.authoring.fixer.edits import fix_unknown_key, front_matter_value, remove_comment, section_hint
+from docs_mcp.authoring.fixer.workspace import Workspace, render_json
 
 
 def test_line_edits_keep_crlf_line_ends_and_a_missing_final_newline(tmp_path: Path) -> None:

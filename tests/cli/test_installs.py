@@ -88,6 +88,7 @@ def test_help_lists_every_command_with_its_summary() -> None:
     ("args", "extra"),
     [
         (["validate", "--docs-dir", "."], "build"),
+        (["fix", "--docs-dir", "."], "build"),
         (["chunk", "--docs-dir", "."], "build"),
         (["build", "--docs-dir", ".", "--out", "never-written"], "build"),
     ],
@@ -108,6 +109,17 @@ def test_a_provider_whose_extra_is_missing_exits_2_naming_it(tmp_path: Path) -> 
     assert code == 2
     assert "pip install 'docs-mcp[local]'" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_fix_with_a_model_but_without_the_openai_extra_exits_2_naming_it(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n")  # no manifest: the model would help bootstrap
+    args = ["fix", "--docs-dir", str(tmp_path), "--llm", "openai", "--base-url", "http://127.0.0.1:9/v1"]
+    code, _out, err, _modules = _run(args, blocked=_extras_except("build"))
+    assert code == 2
+    assert (
+        "`docs-mcp fix --llm openai` needs the openai extra" in err
+        and "pip install 'docs-mcp[openai]'" in err
+    )
 
 
 def test_search_and_get_run_on_the_base_install(built_index: Path) -> None:

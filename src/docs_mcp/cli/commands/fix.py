@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.fix import fix
+    from docs_mcp.authoring.fixer import fix
     from docs_mcp.authoring.validate_output import format_finding
 
     proposal = fix(args.docs_dir, llm=args.llm, model=args.model, base_url=args.base_url)

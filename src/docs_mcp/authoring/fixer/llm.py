@@ -15,17 +15,18 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlparse
 
-from docs_mcp.authoring.fix.bootstrap import ManifestDraft
-from docs_mcp.authoring.fix.layout import Layout
-from docs_mcp.authoring.fix.llm_answer import (
+from docs_mcp.authoring.fixer.bootstrap import ManifestDraft
+from docs_mcp.authoring.fixer.layout import Layout
+from docs_mcp.authoring.fixer.llm_answer import (
     INSTRUCTIONS,
     answer_schema,
     compact_outline,
     merge,
     parse_answer,
 )
-from docs_mcp.authoring.fix.outline import FileOutline
+from docs_mcp.authoring.fixer.outline import FileOutline
 from docs_mcp.errors import ConfigError
+from docs_mcp.extras import missing_extra
 
 DEFAULT_MODEL = "gpt-4o-mini"
 MAX_ATTEMPTS = 4
@@ -48,15 +49,17 @@ def consult(
     used, when it was not).
 
     Raises:
-        ConfigError: the openai extra is not installed, or there is no API key for a remote server.
+        MissingExtra: the openai extra is not installed.
+        ConfigError: there is no API key for a remote server.
     """
     try:
         import openai
         import tenacity
     except ImportError as error:
-        raise ConfigError(
-            "fix --llm openai needs the openai extra: pip install 'docs-mcp[openai]'"
-        ) from error
+        missing = missing_extra(error, "`docs-mcp fix --llm openai`")
+        if missing is None:
+            raise
+        raise missing from error
     client = openai.OpenAI(api_key=_key(api_key, base_url), base_url=base_url, timeout=TIMEOUT, max_retries=0)
     name = model or DEFAULT_MODEL
     messages = [

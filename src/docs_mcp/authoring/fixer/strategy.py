@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from docs_mcp.authoring.fix.outline import FileOutline
+from docs_mcp.authoring.fixer.outline import FileOutline
 
 BASE_CHUNK_BY = "h2"
 # A folder of pages: at least MIN_PAGES files, median size at most PAGE_MEDIAN characters, and

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.authoring.fix.proposal import FileChange
+from docs_mcp.authoring.fixer.proposal import FileChange
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WIDTH = 100  # JSON objects and arrays this short stay on one line

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
-from docs_mcp.authoring.fix.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout
-from docs_mcp.authoring.fix.outline import FileOutline
-from docs_mcp.authoring.fix.strategy import Decision, choose
+from docs_mcp.authoring.fixer.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout
+from docs_mcp.authoring.fixer.outline import FileOutline
+from docs_mcp.authoring.fixer.strategy import Decision, choose
 from docs_mcp.authoring.manifest import MANIFEST_NAME
 
 

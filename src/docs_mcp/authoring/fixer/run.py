@@ -12,14 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from docs_mcp.authoring.corpus import Corpus, load_corpus
-from docs_mcp.authoring.fix.bootstrap import draft_manifests
-from docs_mcp.authoring.fix.drift import Round, repair
-from docs_mcp.authoring.fix.layout import infer_layout
-from docs_mcp.authoring.fix.outline import FileOutline, scan
-from docs_mcp.authoring.fix.proposal import FixProposal, Mode
-from docs_mcp.authoring.fix.workspace import Workspace
+from docs_mcp.authoring.fixer.bootstrap import draft_manifests
+from docs_mcp.authoring.fixer.drift import Round, repair
+from docs_mcp.authoring.fixer.layout import infer_layout
+from docs_mcp.authoring.fixer.outline import FileOutline, scan
+from docs_mcp.authoring.fixer.proposal import FixProposal, Mode
+from docs_mcp.authoring.fixer.workspace import Workspace
 from docs_mcp.authoring.model import DEFAULT_MAX_CHUNK_SIZE
 from docs_mcp.errors import ConfigError
+
+__all__ = ["LLM_CHOICES", "fix"]
 
 MAX_ROUNDS = 8
 LLM_CHOICES = ("none", "openai")
@@ -39,8 +41,8 @@ def fix(
     heuristics with a note in the proposal.
 
     Raises:
-        ConfigError: ``docs_dir`` is not a folder, ``llm`` is unknown, or the openai extra or its
-            key is missing.
+        ConfigError: ``docs_dir`` is not a folder, ``llm`` is unknown, or the model has no API key.
+        MissingExtra: ``llm="openai"`` without the openai extra installed.
     """
     if llm not in LLM_CHOICES:
         raise ConfigError(f"unknown --llm {llm!r}; use one of: {', '.join(LLM_CHOICES)}")
@@ -54,7 +56,7 @@ def fix(
     if mode == "bootstrap":
         drafts = draft_manifests(outlines, layout, DEFAULT_MAX_CHUNK_SIZE)
         if llm == "openai":
-            from docs_mcp.authoring.fix.llm import consult
+            from docs_mcp.authoring.fixer.llm import consult
 
             drafts, advice = consult(
                 drafts, outlines, layout, model=model, base_url=base_url, api_key=api_key

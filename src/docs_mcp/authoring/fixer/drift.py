@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from docs_mcp.authoring.corpus import DEFAULT_STRATEGY_RULE, Corpus
-from docs_mcp.authoring.fix.edits import fix_unknown_key, with_key_after
-from docs_mcp.authoring.fix.layout import Layout
-from docs_mcp.authoring.fix.workspace import Workspace
+from docs_mcp.authoring.fixer.edits import fix_unknown_key, with_key_after
+from docs_mcp.authoring.fixer.layout import Layout
+from docs_mcp.authoring.fixer.workspace import Workspace
 from docs_mcp.authoring.manifest import MANIFEST_NAME, unknown_keys
 from docs_mcp.authoring.model import SummaryFinding
 
@@ -44,8 +44,8 @@ class Round:
 
 def repair(round_: Round) -> int:
     """Make one round of repairs in ``round_.workspace``; returns how many changes it made."""
-    from docs_mcp.authoring.fix.drift_chunks import repair_block_splits, repair_outgrown_sections
-    from docs_mcp.authoring.fix.drift_facets import repair_dangling_hints, repair_facets
+    from docs_mcp.authoring.fixer.drift_chunks import repair_block_splits, repair_outgrown_sections
+    from docs_mcp.authoring.fixer.drift_facets import repair_dangling_hints, repair_facets
 
     for step in (
         repair_unknown_keys,

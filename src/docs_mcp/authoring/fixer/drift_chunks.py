@@ -7,8 +7,8 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docs_mcp.authoring.chunking import ChunkedFile, Oversized
-from docs_mcp.authoring.fix.drift import Round
-from docs_mcp.authoring.fix.edits import Edit, file_override, section_hint, strategy_json
+from docs_mcp.authoring.fixer.drift import Round
+from docs_mcp.authoring.fixer.edits import Edit, file_override, section_hint, strategy_json
 from docs_mcp.authoring.hints import SECTION_HINT
 from docs_mcp.authoring.manifest import DocsManifest
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from docs_mcp.authoring.fix.outline import FileOutline
+from docs_mcp.authoring.fixer.outline import FileOutline
 
 LANGUAGE = "language"
 SCOPE = "scope"

@@ -19,9 +19,9 @@ from typing import Any
 
 import jsonschema
 
-from docs_mcp.authoring.fix.bootstrap import ManifestDraft
-from docs_mcp.authoring.fix.layout import LANGUAGE, SCOPE, Layout
-from docs_mcp.authoring.fix.outline import FileOutline
+from docs_mcp.authoring.fixer.bootstrap import ManifestDraft
+from docs_mcp.authoring.fixer.layout import LANGUAGE, SCOPE, Layout
+from docs_mcp.authoring.fixer.outline import FileOutline
 from docs_mcp.authoring.manifest import manifest_schema
 
 OUTLINE_BUDGET = 24_000  # characters of outline JSON sent to the model

@@ -12,6 +12,8 @@ from typing import Literal
 
 from docs_mcp.errors import ConfigError, Finding
 
+__all__ = ["FileChange", "FixProposal", "Mode"]
+
 Mode = Literal["bootstrap", "repair"]
 
 

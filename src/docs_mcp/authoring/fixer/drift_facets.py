@@ -6,9 +6,9 @@ from collections import defaultdict
 from typing import Any
 
 from docs_mcp.authoring.chunking import ChunkedFile
-from docs_mcp.authoring.fix.drift import Round
-from docs_mcp.authoring.fix.edits import Edit, file_override, front_matter_value, remove_comment
-from docs_mcp.authoring.fix.layout import LANGUAGE, SCOPE, SDK_SPECIFIC, SdkFolder
+from docs_mcp.authoring.fixer.drift import Round
+from docs_mcp.authoring.fixer.edits import Edit, file_override, front_matter_value, remove_comment
+from docs_mcp.authoring.fixer.layout import LANGUAGE, SCOPE, SDK_SPECIFIC, SdkFolder
 from docs_mcp.authoring.manifest import DocsManifest
 
 
