@@ -142,3 +142,14 @@ def test_importing_the_packages_and_the_request_types_loads_neither_lancedb_nor_
     )
     loaded = set(json.loads(output.stdout))
     assert not loaded & {"lancedb", "pyarrow", "markdown_it", "yaml", "mcp", "numpy"}
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC_API))
+def test_no_exported_name_is_also_a_submodule_name(package: str) -> None:
+    # Importing a submodule sets it as an attribute of its package, so an export of the same name
+    # (a function `validate` beside a module `validate.py`) would turn into the module.
+    import pkgutil
+
+    module = importlib.import_module(package)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not submodules & set(module.__all__)

@@ -18,7 +18,7 @@ from fix_support import assert_only_metadata_changed, snapshot
 
 from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.authoring.fixer import fix
-from docs_mcp.authoring.validate import validate
+from docs_mcp.authoring.validation import validate
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(120)

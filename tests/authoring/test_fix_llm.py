@@ -15,7 +15,7 @@ from fake_chat import VALID_KEY, FakeChatServer
 
 from docs_mcp.authoring.fixer import fix
 from docs_mcp.authoring.fixer.llm import MAX_ATTEMPTS
-from docs_mcp.authoring.validate import validate
+from docs_mcp.authoring.validation import validate
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(120)

@@ -10,7 +10,7 @@ import pytest
 
 from docs_mcp.authoring.corpus import load_corpus
 from docs_mcp.authoring.model import SummaryFinding
-from docs_mcp.authoring.validate import validate
+from docs_mcp.authoring.validation import validate
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(120)

@@ -38,7 +38,7 @@ def _loaded_after(code: str) -> list[str]:
 
 def test_the_server_package_imports_no_build_or_authoring_code() -> None:
     modules = _loaded_after(
-        "import docs_mcp.server.app, docs_mcp.server.serve, docs_mcp.server.http, docs_mcp.server.stdio"
+        "import docs_mcp.server.app, docs_mcp.server.serving, docs_mcp.server.http, docs_mcp.server.stdio"
     )
     assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
     assert not [m for m in modules if m == "docs_mcp.cli" or m.startswith("docs_mcp.cli.")]
@@ -46,7 +46,9 @@ def test_the_server_package_imports_no_build_or_authoring_code() -> None:
 
 def test_the_serve_command_imports_no_build_or_authoring_code() -> None:
     modules = _loaded_after(
-        "from docs_mcp.cli.main import build_parser\nbuild_parser(only='serve')\nimport docs_mcp.server.serve"
+        "from docs_mcp.cli.main import build_parser\n"
+        "build_parser(only='serve')\n"
+        "import docs_mcp.server.serving"
     )
     assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
     assert "docs_mcp.cli.commands.build" not in modules
@@ -55,7 +57,7 @@ def test_the_serve_command_imports_no_build_or_authoring_code() -> None:
 def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
     # It costs ~60 ms of cold start; valid arguments are recognised without it.
     modules = _loaded_after(
-        "import docs_mcp.server.app, docs_mcp.server.serve\n"
+        "import docs_mcp.server.app, docs_mcp.server.serving\n"
         "from docs_mcp.server.arguments import ArgumentValidator\n"
         "from docs_mcp.server.schema import search_input_schema\n"
         "ArgumentValidator('search_docs', search_input_schema({'language': ['go']})).validate("
@@ -66,6 +68,6 @@ def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
 
 def test_serving_a_local_folder_imports_no_registry_client() -> None:
     # oras and requests load only for --index oci://...; a folder's cold start does not pay for them.
-    modules = _loaded_after("import docs_mcp.server.app, docs_mcp.server.serve")
+    modules = _loaded_after("import docs_mcp.server.app, docs_mcp.server.serving")
     assert [m for m in modules if m.split(".")[0] in ("oras", "requests", "urllib3")] == []
     assert "docs_mcp.artifact" not in modules

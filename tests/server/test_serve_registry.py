@@ -16,7 +16,7 @@ from server_support import start_http_server, stop
 from docs_mcp.artifact import publish
 from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.serve import RegistryOptions, serve
+from docs_mcp.server.serving import RegistryOptions, serve
 
 pytestmark = pytest.mark.timeout(180)
 EXTRA_PAGE = "# Zebra crossings\n\nThe quokka endpoint reports zebra crossings for a city.\n"

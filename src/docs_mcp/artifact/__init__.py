@@ -13,8 +13,8 @@ Needs the ``artifact`` extra (``pip install 'docs-mcp[artifact]'``); without it 
 
 from docs_mcp.artifact.credentials import Credentials
 from docs_mcp.artifact.oci import ARTIFACT_TYPE
-from docs_mcp.artifact.publish import PublishResult, publish
-from docs_mcp.artifact.pull import PullResult, pull, resolve
+from docs_mcp.artifact.publishing import PublishResult, publish
+from docs_mcp.artifact.pulling import PullResult, pull, resolve
 from docs_mcp.artifact.reference import Reference, is_oci_reference, parse_reference
 
 __all__ = [

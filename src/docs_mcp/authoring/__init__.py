@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from docs_mcp.authoring.fixer.proposal import FileChange, FixProposal
     from docs_mcp.authoring.fixer.run import fix
     from docs_mcp.authoring.model import Chunk
-    from docs_mcp.authoring.validate import ValidationReport, validate
+    from docs_mcp.authoring.validation import ValidationReport, validate
 
 __all__ = [
     "Chunk",
@@ -31,7 +31,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "docs_mcp.authoring.validate": ["ValidationReport", "validate"],
+        "docs_mcp.authoring.validation": ["ValidationReport", "validate"],
         "docs_mcp.authoring.corpus": ["Corpus", "load_corpus"],
         "docs_mcp.authoring.model": ["Chunk"],
         "docs_mcp.authoring.fixer.run": ["fix"],

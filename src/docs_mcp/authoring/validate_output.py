@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 
 from docs_mcp.authoring.model import SummaryFinding
-from docs_mcp.authoring.validate import ValidationReport
+from docs_mcp.authoring.validation import ValidationReport
 from docs_mcp.errors import Finding
 
 

@@ -13,7 +13,7 @@ from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from docs_mcp.server.app import ReadyServer, create_server, open_server
-    from docs_mcp.server.serve import (
+    from docs_mcp.server.serving import (
         DEFAULT_HOST,
         DEFAULT_PORT,
         OCI_SCHEME,
@@ -38,7 +38,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
-        "docs_mcp.server.serve": [
+        "docs_mcp.server.serving": [
             "DEFAULT_HOST",
             "DEFAULT_PORT",
             "OCI_SCHEME",

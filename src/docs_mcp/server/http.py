@@ -25,7 +25,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from docs_mcp import __version__
-from docs_mcp.server.serve import HttpOptions
+from docs_mcp.server.serving import HttpOptions
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"

@@ -3,7 +3,7 @@
 Importing the serving stack (mcp's pydantic models, lancedb, pyarrow) allocates so many container
 objects that the collector runs full collections over them again and again while nothing is garbage
 yet: with it paused the imports take ~1.15 s instead of ~1.4 s (measured on the dev box,
-``import docs_mcp.server.serve``). Freezing what start-up allocated (``gc.freeze``) then keeps later
+``import docs_mcp.server.serving``). Freezing what start-up allocated (``gc.freeze``) then keeps later
 collections from re-scanning those objects, which live as long as the process anyway, and spares
 the interpreter that scan at exit (exit after end of input: 0.37 s -> 0.06 s).
 

@@ -36,8 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.validate import validate
     from docs_mcp.authoring.validate_output import FORMATS
+    from docs_mcp.authoring.validation import validate
 
     report = validate(args.docs_dir, strict=args.strict)
     sys.stdout.write(FORMATS[args.format](report, args.verbose))
