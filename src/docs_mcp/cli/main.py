@@ -49,8 +49,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docs-mcp",
         description="Turn a folder of markdown docs into a search index and serve it to agents over MCP.",
-        epilog="The base install (pip install docs-mcp) searches and serves; validate, chunk and build "
-        "need pip install 'docs-mcp[build]'. Run docs-mcp COMMAND --help for a command's options.",
+        epilog="The base install (pip install docs-mcp) searches and serves; validate, fix, chunk and "
+        "build need pip install 'docs-mcp[build]', publish and pull 'docs-mcp[artifact]'. "
+        "Run docs-mcp COMMAND --help for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -1,6 +1,6 @@
 """Swapping a freshly written index folder into place atomically, and cleaning up after writers that died.
 
-Shared by ``build`` (a new index from docs) and ``artifact.pull`` (an index from a registry): both write
+Shared by ``build`` (a new index from docs) and ``artifact.pulling`` (an index from a registry): both write
 into a private staging folder beside ``OUT`` (``.OUT.building-PID``, ``.OUT.pulling-PID``) and exchange
 it with ``OUT`` at the end, so readers see the old index or the new one, never a partial one, and an
 interrupted or failed writer leaves the previous index untouched.
