@@ -14,9 +14,17 @@ from pathlib import Path
 
 from docs_mcp.authoring.chunk_pool import ChunkPool, Job
 from docs_mcp.authoring.chunking import ChunkedFile
+from docs_mcp.authoring.files import (
+    NOT_REGULAR_RULE,
+    FileTooLarge,
+    NotRegularFile,
+    read_regular_file,
+    special_file_kind,
+)
 from docs_mcp.authoring.manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
 from docs_mcp.authoring.model import Chunk, FileSettings, HasFindings, SummaryFinding
 from docs_mcp.errors import ConfigError, Finding
+from docs_mcp.limits import MAX_FILE_BYTES
 
 __all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
@@ -64,6 +72,7 @@ class _Tree:
     markdown: list[str]  # posix paths relative to the root, sorted
     manifests: list[str]
     outside: list[str]  # symlinks leading out of the root: reported, never read
+    special: list[tuple[str, str]]  # (path, kind) of FIFOs, devices, sockets: reported, never opened
 
 
 def load_corpus(
@@ -120,15 +129,22 @@ class _Files:
     overlay: Mapping[str, bytes]
 
     def read(self, path: str, findings: list[Finding], rule: str) -> bytes | None:
+        """The bytes of ``path``, or None after a finding: unreadable, not a regular file (a FIFO
+        or device swapped in after the walk), or over ``MAX_FILE_BYTES``."""
         if path in self.overlay:
             return self.overlay[path]
         try:
-            return (self.root / path).read_bytes()
+            return read_regular_file(self.root / path, MAX_FILE_BYTES)
+        except NotRegularFile as error:
+            findings.append(Finding(path, 0, "warning", f"{error}; not indexed", NOT_REGULAR_RULE))
+        except FileTooLarge as error:
+            message = f"{error} (MAX_FILE_BYTES): split it into several pages"
+            findings.append(Finding(path, 0, "error", message, "file-too-large"))
         except OSError as error:
             reason = error.strerror or str(error)
             message = f"cannot read file: {reason}; fix or remove it"
             findings.append(Finding(path, 0, "error", message, rule))
-            return None
+        return None
 
 
 def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], None] | None) -> Corpus:
@@ -136,6 +152,10 @@ def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str],
         Finding(p, 0, "warning", "symbolic link points outside the docs root; not indexed", "outside-root")
         for p in tree.outside
     ]
+    findings.extend(
+        Finding(p, 0, "warning", f"{kind}, not a regular file; not indexed", NOT_REGULAR_RULE)
+        for p, kind in tree.special
+    )
     contents: dict[str, bytes] = {}  # what the content hash covers
     root = source.root
     manifests = _load_manifests(source, tree.manifests, findings, contents)
@@ -216,7 +236,7 @@ def _content_hash(contents: Mapping[str, bytes]) -> str:
 
 def _walk(root: Path) -> _Tree:
     """Collect markdown files and manifests; skip hidden folders, templates and outside links."""
-    tree = _Tree([], [], [])
+    tree = _Tree([], [], [], [])
     real_root = root.resolve()
     for folder, dirnames, filenames in os.walk(root, followlinks=False):
         # Hidden folders (.git, .venv, .github) are tooling, never documentation.
@@ -224,20 +244,29 @@ def _walk(root: Path) -> _Tree:
         relative_folder = Path(folder).relative_to(root).as_posix()
         prefix = "" if relative_folder == "." else relative_folder + "/"
         for name in filenames:
-            if name == MANIFEST_NAME:
-                tree.manifests.append(prefix + name)
-                continue
-            if not _is_markdown(name):
+            is_manifest = name == MANIFEST_NAME
+            if not is_manifest and not _is_markdown(name):
                 continue
             full = Path(folder, name)
-            if full.is_symlink() and not full.resolve().is_relative_to(real_root):
+            kind = special_file_kind(full)  # None also when it cannot be stat'ed: reading reports it
+            if kind is not None:
+                tree.special.append((prefix + name, kind))
+            elif full.is_symlink() and not _resolves_inside(full, real_root):
                 tree.outside.append(prefix + name)
-                continue
-            tree.markdown.append(prefix + name)
+            else:
+                (tree.manifests if is_manifest else tree.markdown).append(prefix + name)
     tree.markdown.sort()
     tree.manifests.sort()
     tree.outside.sort()
+    tree.special.sort()
     return tree
+
+
+def _resolves_inside(link: Path, real_root: Path) -> bool:
+    try:
+        return link.resolve().is_relative_to(real_root)
+    except (OSError, RuntimeError):  # a loop (RuntimeError before Python 3.13): reading reports it
+        return True
 
 
 def _is_markdown(name: str) -> bool:

@@ -22,7 +22,8 @@ from docs_mcp.authoring.hints import (
 )
 from docs_mcp.authoring.markdown import FrontMatter
 from docs_mcp.authoring.model import CHUNK_BY_VALUES, ChunkBy, Strategy
-from docs_mcp.authoring.reporter import Reporter
+from docs_mcp.authoring.reporter import Reporter, brief
+from docs_mcp.authoring.safe_yaml import YamlProblem, load_yaml
 
 
 @dataclass
@@ -35,21 +36,15 @@ class FrontMatterValues:
 
 
 def read_front_matter(front: FrontMatter, report: Reporter) -> FrontMatterValues:
-    """The docs-mcp keys of the YAML front matter; ``invalid-frontmatter`` for malformed YAML."""
+    """The docs-mcp keys of the YAML front matter; ``invalid-frontmatter`` for YAML that is malformed,
+    holds a value that cannot be built, or exceeds a limit (``safe_yaml``)."""
     first_yaml_line = front.start_line + 1
     result = FrontMatterValues()
-    loader = yaml.SafeLoader(front.text)
     try:
-        node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = first_yaml_line + mark.line if mark is not None else front.start_line
-        problem = getattr(exc, "problem", None) or str(exc)
-        report.error(line, "invalid-frontmatter", f"front matter is not valid YAML: {problem}")
+        data, node = load_yaml(front.text)
+    except YamlProblem as problem:
+        report.error(first_yaml_line + problem.line, "invalid-frontmatter", problem.message)
         return result
-    finally:
-        loader.dispose()
     if data is None:
         return result
     if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
@@ -86,7 +81,7 @@ def _read_front_values(
     if isinstance(title, str | int | float | date) and not isinstance(title, bool):
         result.title = str(title)  # `title: 2024` is a title too
     elif title is not None:
-        report.error(key_lines["title"], "invalid-frontmatter", f"title must be a string, got {title!r}")
+        report.error(key_lines["title"], "invalid-frontmatter", f"title must be a string, got {brief(title)}")
     strategy = data.get("mcp_strategy")
     if isinstance(strategy, dict):
         hint = read_strategy_hint(strategy, key_lines["mcp_strategy"], "mcp_strategy", report)
@@ -103,7 +98,7 @@ def _read_front_values(
             report.error(
                 key_lines[FILE_HINT],
                 "invalid-hint",
-                f"{FILE_HINT} {chunk_by!r} is not one of {', '.join(CHUNK_BY_VALUES)}",
+                f"{FILE_HINT} {brief(chunk_by)} is not one of {', '.join(CHUNK_BY_VALUES)}",
             )
     for key in ("metadata", METADATA):
         values = data.get(key)

@@ -14,7 +14,6 @@ that front matter shares); whether a section hint's heading starts a chunk is th
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,7 +21,8 @@ from typing import Literal, cast
 
 from docs_mcp.authoring.markdown import Block, Comment, Document
 from docs_mcp.authoring.model import CHUNK_BY_VALUES, ChunkBy, Strategy
-from docs_mcp.authoring.reporter import Reporter
+from docs_mcp.authoring.reporter import Reporter, brief
+from docs_mcp.limits import LimitExceeded, loads_json
 
 FILE_HINT = "mcp_chunking_hint"
 SECTION_HINT = "mcp_section_hint"
@@ -78,17 +78,19 @@ def read_strategy_hint(
     problems: list[str] = []
     unknown = [str(key) for key in values if key not in STRATEGY_KEYS]
     if unknown:
-        problems.append(f"unknown key {', '.join(map(repr, unknown))} (allowed: {', '.join(STRATEGY_KEYS)})")
+        problems.append(
+            f"unknown key {', '.join(map(brief, unknown[:5]))} (allowed: {', '.join(STRATEGY_KEYS)})"
+        )
     chunk_by = values.get("chunk_by")
     if chunk_by is not None and chunk_by not in CHUNK_BY_VALUES:
-        problems.append(f"chunk_by {chunk_by!r} is not one of {', '.join(CHUNK_BY_VALUES)}")
+        problems.append(f"chunk_by {brief(chunk_by)} is not one of {', '.join(CHUNK_BY_VALUES)}")
     for key in ("max_chunk_size", "min_chunk_size"):
         size = values.get(key)
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
-            problems.append(f"{key} {size!r} is not a positive whole number of characters")
+            problems.append(f"{key} {brief(size)} is not a positive whole number of characters")
     allow = values.get("allow_block_splits")
     if allow is not None and not isinstance(allow, bool):
-        problems.append(f"allow_block_splits {allow!r} is not true or false")
+        problems.append(f"allow_block_splits {brief(allow)} is not true or false")
     if problems:
         report.error(line, "invalid-hint", f"{where}: " + "; ".join(problems))
         return None
@@ -117,7 +119,9 @@ def read_metadata(
             kept[key] = value
         else:
             report.error(
-                line, "invalid-metadata", f"metadata {key!r} must be a string, got {value!r}; quote it"
+                line,
+                "invalid-metadata",
+                f"metadata {brief(key)} must be a string, got {brief(value)}; quote it",
             )
     return kept
 
@@ -133,7 +137,9 @@ class HintComment:
     standalone: bool
 
 
-_HINT = re.compile(r"\s*(mcp_\w*)\s*(.*?)\s*\Z", re.DOTALL)
+# The keyword only: the rest is taken with str.strip, as a regex ``\s*(.*?)\s*\Z`` is quadratic in
+# a long run of spaces.
+_HINT = re.compile(r"\s*(mcp_\w*)")
 
 
 def is_hint(comment: Comment) -> bool:
@@ -146,7 +152,7 @@ def read_comment(comment: Comment, report: Reporter) -> HintComment | None:
     match = _HINT.match(comment.body)
     if match is None:
         return None
-    keyword, rest = match.group(1), match.group(2)
+    keyword, rest = match.group(1), comment.body[match.end() :].strip()
     if keyword not in KEYWORDS:
         report.error(
             comment.line,
@@ -158,7 +164,10 @@ def read_comment(comment: Comment, report: Reporter) -> HintComment | None:
         report.error(comment.line, "invalid-hint-json", f'expected "{keyword}: {{...}}" with a JSON object')
         return None
     try:
-        values = json.loads(rest[1:])
+        values = loads_json(rest[1:])
+    except LimitExceeded as exc:
+        report.error(comment.line, "invalid-hint-json", f"{keyword}: {exc}; simplify the hint")
+        return None
     except ValueError as exc:
         report.error(comment.line, "invalid-hint-json", f"{keyword} is not followed by valid JSON: {exc}")
         return None

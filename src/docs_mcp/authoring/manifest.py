@@ -20,8 +20,10 @@ from typing import Any, cast
 
 import jsonschema
 
+from docs_mcp.authoring.globs import GlobError, compile_glob, glob_matches
 from docs_mcp.authoring.model import FileSettings, Strategy
 from docs_mcp.errors import Finding
+from docs_mcp.limits import MAX_MANIFEST_BYTES, LimitExceeded, loads_json
 
 MANIFEST_NAME = ".docs-mcp.json"
 SCHEMA_RESOURCE = "schemas/docs-mcp.schema.json"
@@ -37,7 +39,7 @@ class Override:
 
     def matches(self, relative_path: str) -> bool:
         """True when ``relative_path`` (posix, relative to the manifest's folder) matches the glob."""
-        return glob_regex(self.pattern).fullmatch(relative_path) is not None
+        return glob_matches(self.pattern, relative_path)
 
 
 @dataclass(frozen=True)
@@ -121,19 +123,42 @@ def schema_findings(data: object, path: str, text: str = "") -> list[Finding]:
     errors = sorted(
         _validator().iter_errors(data), key=lambda e: (list(map(str, e.absolute_path)), e.message)
     )
+    key_lines = _key_lines(text)
     for error in errors:
         where = json_path(error.absolute_path) or "(manifest root)"
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             known = list(error.schema.get("properties", {}))
             findings.extend(
-                _unknown_key(path, text, where, str(key), known) for key in error.instance if key not in known
+                _unknown_key(path, key_lines, where, str(key), known)
+                for key in error.instance
+                if key not in known
             )
             continue
         schema_at = "/".join(str(p) for p in error.absolute_schema_path)
+        # jsonschema quotes the whole offending value: a megabyte of it must not become the message.
+        problem = (
+            error.message if len(error.message) <= _MAX_PROBLEM else error.message[:_MAX_PROBLEM] + "..."
+        )
         findings.append(
-            Finding(path, 0, "error", f"{where}: {error.message} (schema: {schema_at})", "invalid-manifest")
+            Finding(path, 0, "error", f"{where}: {problem} (schema: {schema_at})", "invalid-manifest")
         )
     return findings
+
+
+_MAX_PROBLEM = 200  # characters of a schema error message quoted in a finding
+_KEY = re.compile(r'"((?:[^"\\]|\\.)*)"\s*:')
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """The line where each object key (as written, JSON escapes included) first appears in ``text``;
+    one pass, so that a manifest with many unknown keys costs linear time."""
+    lines: dict[str, int] = {}
+    line, scanned = 1, 0
+    for match in _KEY.finditer(text):
+        line += text.count("\n", scanned, match.start())
+        scanned = match.start()
+        lines.setdefault(match.group(1), line)
+    return lines
 
 
 def unknown_keys(data: object) -> list[tuple[tuple[str | int, ...], str, list[str]]]:
@@ -152,13 +177,13 @@ def is_valid_manifest(data: object) -> bool:
     return not any(error.validator != "additionalProperties" for error in _validator().iter_errors(data))
 
 
-def _unknown_key(path: str, text: str, where: str, key: str, known: list[str]) -> Finding:
+def _unknown_key(path: str, key_lines: dict[str, int], where: str, key: str, known: list[str]) -> Finding:
     closest = closest_key(key, known)
     hint = f"did you mean {closest!r}?" if closest else f"known keys: {', '.join(known)}"
     place = "at the manifest root" if where == "(manifest root)" else f"in {where}"
-    match = re.search(rf'"{re.escape(key)}"\s*:', text)
-    line = text.count("\n", 0, match.start()) + 1 if match else 0
-    message = f"unknown key {key!r} {place} is ignored; {hint}"
+    line = key_lines.get(json.dumps(key, ensure_ascii=False)[1:-1], 0)
+    shown = repr(key) if len(key) <= _MAX_PROBLEM else repr(key[:_MAX_PROBLEM]) + "..."
+    message = f"unknown key {shown} {place} is ignored; {hint}"
     return Finding(path, line, "warning", message, "unknown-manifest-key")
 
 
@@ -197,19 +222,47 @@ def parse_manifest(data: bytes | None, relative_path: str) -> tuple[DocsManifest
     broken = DocsManifest(relative_path, folder, valid=False)
     if data is None:
         return broken, []
+    if len(data) > MAX_MANIFEST_BYTES:
+        message = (
+            f"manifest is {len(data):,} bytes; at most {MAX_MANIFEST_BYTES:,} (MAX_MANIFEST_BYTES): "
+            "a manifest holds settings, not content"
+        )
+        return broken, [Finding(relative_path, 0, "error", message, "invalid-manifest")]
     try:
-        parsed = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
+        parsed = loads_json(text)
     except UnicodeDecodeError as error:
         message = f"manifest is not UTF-8 (byte offset {error.start}); save it as UTF-8"
         return broken, [Finding(relative_path, 0, "error", message, "invalid-manifest")]
     except json.JSONDecodeError as error:
         message = f"manifest is not valid JSON: {error.msg} at column {error.colno}"
         return broken, [Finding(relative_path, error.lineno, "error", message, "invalid-manifest")]
-    findings = schema_findings(parsed, relative_path, data.decode("utf-8-sig"))
+    except LimitExceeded as error:
+        message = f"manifest holds {error}; simplify it"
+        return broken, [Finding(relative_path, error.line_in(text), "error", message, "invalid-manifest")]
+    findings = schema_findings(parsed, relative_path, text) + _glob_findings(parsed, relative_path, text)
     if any(finding.severity == "error" for finding in findings):
         salvaged = DocsManifest(relative_path, folder, valid=False, facet_keys=_salvage_facet_keys(parsed))
         return salvaged, findings
     return _build(cast(dict[str, Any], parsed), relative_path, folder), findings
+
+
+def _glob_findings(data: object, path: str, text: str) -> list[Finding]:
+    """An ``invalid-manifest`` error for every override pattern that cannot be compiled."""
+    overrides = data.get("overrides") if isinstance(data, dict) else None
+    findings = []
+    for index, override in enumerate(overrides if isinstance(overrides, list) else []):
+        pattern = override.get("pattern") if isinstance(override, dict) else None
+        if not isinstance(pattern, str):
+            continue  # the schema reports it
+        try:
+            compile_glob(pattern)
+        except GlobError as error:
+            at = text.find(json.dumps(pattern)[1:-1])
+            line = text.count("\n", 0, at) + 1 if at >= 0 else 0
+            message = f"overrides[{index}].pattern: {error}"
+            findings.append(Finding(path, line, "error", message, "invalid-manifest"))
+    return findings
 
 
 def _salvage_facet_keys(data: object) -> tuple[str, ...]:
@@ -259,54 +312,3 @@ def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
         overrides=overrides,
         facet_keys=tuple(dict.fromkeys(keys)),
     )
-
-
-@cache
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Compile a manifest glob: ``*``/``?`` stay inside one path segment, ``**`` spans folders
-    (``**/`` also matches no folder), ``[abc]`` is a class and ``{a,b}`` alternates. A leading
-    ``./`` or ``/`` is ignored: patterns are always relative to the manifest's folder."""
-    pattern = pattern.removeprefix("./").lstrip("/")
-    return re.compile(_glob_to_regex(pattern))
-
-
-def _glob_to_regex(pattern: str) -> str:
-    out: list[str] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif c == "*":
-            out.append("[^/]*")
-            i += 1
-        elif c == "?":
-            out.append("[^/]")
-            i += 1
-        elif c == "[" and (end := _class_end(pattern, i)) > 0:
-            body = pattern[i + 1 : end]
-            if body[:1] in ("!", "^"):
-                body = "^" + body[1:]
-            out.append("[" + body.replace("\\", "\\\\") + "]")
-            i = end + 1
-        elif c == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            options = pattern[i + 1 : end].split(",")
-            out.append("(?:" + "|".join(_glob_to_regex(o) for o in options) + ")")
-            i = end + 1
-        else:
-            out.append(re.escape(c))
-            i += 1
-    return "".join(out)
-
-
-def _class_end(pattern: str, start: int) -> int:
-    """Index of the ``]`` closing the class opened at ``start``, or -1 (then ``[`` is literal)."""
-    first = start + 1
-    if pattern[first : first + 1] in ("!", "^"):
-        first += 1
-    return pattern.find("]", first + 1)

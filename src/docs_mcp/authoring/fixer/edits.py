@@ -7,8 +7,9 @@ import json
 import re
 from typing import Any
 
+from docs_mcp.authoring.globs import glob_matches
 from docs_mcp.authoring.hints import SECTION_HINT
-from docs_mcp.authoring.manifest import closest_key, glob_regex, is_valid_manifest
+from docs_mcp.authoring.manifest import closest_key, is_valid_manifest
 from docs_mcp.authoring.model import DEFAULT_MAX_CHUNK_SIZE, Strategy
 
 _YAML_WORDS = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "nan", "inf"}
@@ -50,7 +51,7 @@ def file_override(data: dict[str, Any], pattern: str) -> dict[str, Any]:
     for index in range(len(overrides) - 1, -1, -1):
         if overrides[index].get("pattern") == pattern:
             later = overrides[index + 1 :]
-            if not any(glob_regex(str(o.get("pattern", ""))).fullmatch(pattern) for o in later):
+            if not any(glob_matches(str(o.get("pattern", "")), pattern) for o in later):
                 return overrides[index]
             break
     override: dict[str, Any] = {"pattern": pattern}

@@ -27,6 +27,7 @@ from docs_mcp.authoring.fixer.llm_answer import (
 from docs_mcp.authoring.fixer.outline import FileOutline
 from docs_mcp.errors import ConfigError
 from docs_mcp.extras import missing_extra
+from docs_mcp.redact import redact
 
 DEFAULT_MODEL = "gpt-4o-mini"
 MAX_ATTEMPTS = 4
@@ -137,7 +138,7 @@ def _describe(error: BaseException) -> str:
     import openai
 
     if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}: {error.message}"
+        return f"HTTP {error.status_code}: {redact(error.message)}"
     if isinstance(error, openai.APIConnectionError):
-        return f"connection failed ({error.__cause__ or error})"
-    return str(error)
+        return f"connection failed ({redact(str(error.__cause__ or error))})"
+    return redact(str(error))
