@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,7 @@ from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import main
 
 pytestmark = pytest.mark.timeout(120)
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +71,22 @@ def test_a_filter_without_an_equals_sign_is_a_usage_error(
 ) -> None:
     assert main(["search", "--index", str(tmp_path), "retries", "--filter", "language"]) == 1
     assert "--filter takes FACET=VALUE, got 'language'" in capsys.readouterr().err
+
+
+def test_a_query_of_30000_characters_is_refused_at_once(
+    out: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", "--index", str(out), "createLink " * 2727]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("docs-mcp: error: query has 29997 characters; at most 1000")
+
+
+def test_search_piped_into_head_stops_quietly_when_the_reader_goes_away(out: Path) -> None:
+    command = [sys.executable, "-m", "docs_mcp", "search", "--index", str(out), "retries", "--json"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")]))}
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # `| head -0`: the reader is gone before the first line
+        error = process.stderr.read().decode()
+        assert process.wait(60) == 1
+    assert error == ""

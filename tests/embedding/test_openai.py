@@ -258,3 +258,22 @@ def test_a_build_with_a_rejected_key_fails_and_leaves_the_previous_index_untouch
         build(options)
 
     assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before
+
+
+def test_credentials_in_the_base_url_never_reach_a_message_or_repr(server: FakeOpenAIServer) -> None:
+    with_userinfo = server.base_url.replace("http://", "http://user:SECRETKEY@")
+    provider = make(server, base_url=with_userinfo, api_key="sk-wrong-key")
+
+    with pytest.raises(EmbeddingError, match="rejected the API key") as raised:
+        provider.embed_documents(["a"])
+    assert "SECRETKEY" not in str(raised.value) and "http://***@127.0.0.1" in str(raised.value)
+    assert "SECRETKEY" not in repr(provider)
+
+
+def test_a_connection_failure_names_the_server_without_its_credentials() -> None:
+    url = "http://user:SECRETKEY@127.0.0.1:9/v1"  # port 9 (discard): nothing listens
+    provider = OpenAIProvider(base_url=url, api_key="k", dimensions=8, backoff_base=0.01, max_attempts=2)
+
+    with pytest.raises(EmbeddingError, match="connection failed") as raised:
+        provider.embed_query("q")
+    assert "SECRETKEY" not in str(raised.value) and "http://***@127.0.0.1:9/v1" in str(raised.value)

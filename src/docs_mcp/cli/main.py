@@ -14,6 +14,7 @@ import argparse
 import ast
 import importlib
 import importlib.util
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
@@ -21,6 +22,7 @@ from typing import Any, NoReturn
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError, MissingExtra
 from docs_mcp.extras import missing_extra
+from docs_mcp.redact import redact
 
 # name -> module under docs_mcp.cli.commands; order is the order shown in --help
 COMMANDS: dict[str, str] = {
@@ -98,18 +100,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_USAGE
         try:
-            return int(args.func(args))
+            code = int(args.func(args))
         except ImportError as error:  # a command importing its library lazily, in run()
             _raise_missing_extra(error, chosen)
+        sys.stdout.flush()  # here, so that a reader gone away is the BrokenPipeError below
+        return code
+    except BrokenPipeError:
+        return _reader_gone()
     except MissingExtra as error:
         print(f"docs-mcp: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except DocsMcpError as error:
-        print(f"docs-mcp: error: {error}", file=sys.stderr)
+        print(f"docs-mcp: error: {redact(str(error))}", file=sys.stderr)
         return EXIT_FAILURE
     except KeyboardInterrupt:
         print("docs-mcp: interrupted", file=sys.stderr)
         return 130
+
+
+def _reader_gone() -> int:
+    """The reader of stdout closed it (``docs-mcp search ... | head -1``): stop quietly, as Python's
+    docs advise, pointing stdout at /dev/null so that flushing it at exit raises nothing more."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_FAILURE
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
+from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +184,8 @@ class OpenAIProvider:
 
     def __repr__(self) -> str:  # never shows the key
         return (
-            f"OpenAIProvider(model={self.model!r}, dimensions={self.dimensions}, base_url={self.base_url!r})"
+            f"OpenAIProvider(model={self.model!r}, dimensions={self.dimensions}, "
+            f"base_url={redact(self.base_url) if self.base_url else None!r})"
         )
 
     # -- public ---------------------------------------------------------------
@@ -299,7 +301,7 @@ class OpenAIProvider:
         return [vector for vector in vectors if vector is not None]
 
     def _as_embedding_error(self, error: BaseException, attempts: int) -> EmbeddingError:
-        where = self.base_url or "the OpenAI API"
+        where = redact(self.base_url) if self.base_url else "the OpenAI API"
         if isinstance(error, EmbeddingError):
             return error
         if isinstance(error, openai.AuthenticationError):
@@ -322,9 +324,9 @@ def _describe(error: BaseException | None) -> str:
     if isinstance(error, openai.APITimeoutError):
         return "timed out"
     if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}: {error.message}"
+        return f"HTTP {error.status_code}: {redact(error.message)}"
     if isinstance(error, openai.APIConnectionError):
-        return f"connection failed ({error.__cause__ or error})"
+        return f"connection failed ({redact(str(error.__cause__ or error))})"
     return str(error)
 
 

@@ -16,9 +16,14 @@ from __future__ import annotations
 
 import re
 
-# A token with a camelCase hump (lower/digit then upper: ``createLink``, ``v2Beta``) or an acronym
-# followed by a word (``HTTPClient``). Matching these directly keeps indexing fast on prose.
-_COMPOUND = re.compile(r"[A-Za-z0-9]*(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z])[A-Za-z0-9]*")
+from docs_mcp.limits import MAX_IDENTIFIER_LENGTH
+
+# A whole run of letters and digits with a camelCase hump (lower/digit then upper: ``createLink``,
+# ``v2Beta``) or an acronym followed by a word (``HTTPClient``). Matching these directly keeps indexing
+# fast on prose. Linear time: a match starts only where a run starts (the look-behind) and the lazy
+# look-ahead scans that run once for a hump; ``[A-Za-z0-9]*(?:hump)[A-Za-z0-9]*`` was tried at every
+# position of a run and backtracked over it, quadratic in its length (34 s for 190 KB of hex words).
+_COMPOUND = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9]*?(?:[a-z0-9][A-Z]|[A-Z][A-Z][a-z]))[A-Za-z0-9]+")
 # camelCase / PascalCase / acronym boundaries: "HTTPClient" -> HTTP, Client; "v2Beta" -> v2, Beta.
 _CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SEPARATORS = re.compile(r"[_.\-]+")
@@ -39,11 +44,14 @@ def split_identifiers(text: str) -> str:
     """The extra words hidden in ``text``'s compound identifiers, space separated, in text order.
 
     Only identifiers whose camelCase humps hide words produce output, so ordinary prose yields ""
-    and the column stays small. Never raises.
+    and the column stays small; runs over ``MAX_IDENTIFIER_LENGTH`` characters are skipped. Linear
+    time; never raises.
     """
     words: list[str] = []
     for match in _COMPOUND.finditer(text):
-        words.extend(identifier_parts(match.group(0)))
+        token = match.group(0)
+        if len(token) <= MAX_IDENTIFIER_LENGTH:  # longer runs are data (hashes, base64), not names
+            words.extend(identifier_parts(token))
     return " ".join(words)
 
 
