@@ -27,6 +27,9 @@ MAX_FRONT_MATTER_VALUES = 10_000
 MAX_JSON_DEPTH = 64  # objects and arrays inside one another
 MAX_JSON_NUMBER_DIGITS = 100  # digits of one integer (Python refuses over 4,300, slowly)
 
+# -- MCP messages ---------------------------------------------------------------------------------
+MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is a few hundred bytes)
+
 # -- manifest globs ------------------------------------------------------------------------------
 MAX_GLOB_LENGTH = 256  # characters of one override pattern
 MAX_GLOB_ALTERNATIVES = 64  # patterns one glob stands for once its {a,b} braces are expanded
@@ -47,6 +50,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_JSON_NUMBER_DIGITS",
     "MAX_MANIFEST_BYTES",
+    "MAX_MESSAGE_BYTES",
     "LimitExceeded",
     "json_depth_error",
     "loads_json",

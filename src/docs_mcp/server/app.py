@@ -28,6 +28,7 @@ from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.render import render_get, render_search
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.tools import DocsTools
@@ -138,7 +139,7 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
     ) -> types.CallToolResult:
         return await _call_tool(live, params)
 
-    return Server(
+    server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         title="Documentation search",
@@ -149,6 +150,8 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
     )
+    server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
+    return server
 
 
 async def _call_tool(

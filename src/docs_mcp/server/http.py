@@ -19,13 +19,14 @@ from typing import Any
 import uvicorn
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from docs_mcp import __version__
 from docs_mcp.server.serving import HttpOptions
+from docs_mcp.server.http_guard import McpGuard
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
@@ -45,21 +46,31 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
     )
 
 
-def create_http_app(server: Server[Any], options: HttpOptions) -> Starlette:
-    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health``."""
+def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
+    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health``;
+    ``/mcp`` behind :class:`~docs_mcp.server.http_guard.McpGuard` (exact Host/Origin matching,
+    405 for GET and DELETE, JSON-RPC errors for malformed messages)."""
 
     async def healthz(request: Request) -> JSONResponse:
         # Read per request: a swapped index (or artifact digest) shows at once.
         return JSONResponse({"status": "ok", "version": __version__, **options.health})
 
-    return server.streamable_http_app(
+    security = security_settings(options)
+    app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         json_response=True,
         stateless_http=True,
         max_request_body_size=options.max_body_bytes,
-        transport_security=security_settings(options),
+        transport_security=security,
         host=options.host,
         custom_starlette_routes=[Route(HEALTH_PATH, healthz, methods=["GET"])],
+    )
+    return McpGuard(
+        app,
+        path=MCP_PATH,
+        allowed_hosts=security.allowed_hosts,
+        allowed_origins=security.allowed_origins,
+        max_body_bytes=options.max_body_bytes,
     )
 
 

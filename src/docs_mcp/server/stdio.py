@@ -15,6 +15,11 @@ handling (``benchmarks/test_server.py::test_stdio_stops_on_a_signal_against_the_
 open stops this transport within 0.5 s, while the SDK's had not stopped after 5 s (its reader thread
 blocks on stdin). Round trips are at parity: ``search_docs`` p50 0.95x-1.05x of the SDK's over two runs
 on a loaded machine, so the thread hand-offs saved are not what keeps this module; the clean stop is.
+
+Every line is checked as a JSON-RPC message before the SDK sees it (``protocol.py``): the SDK drops
+one it cannot validate without an answer, so a malformed line is answered here with -32700 or
+-32600 (the SDK never sees it) and the server keeps serving; lines over ``MAX_MESSAGE_BYTES`` are
+dropped unread and answered likewise.
 """
 
 from __future__ import annotations
@@ -24,14 +29,17 @@ import fcntl
 import os
 import signal
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, cast
 
 import anyio
 import anyio.to_thread
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp_types import INVALID_REQUEST
 
+from docs_mcp.limits import MAX_MESSAGE_BYTES
+from docs_mcp.server.protocol import Rejection, check_message
 from docs_mcp.server.signals import cancel_on_signals
 
 # Library versions this replacement was measured against (see tests/test_replacements.py).
@@ -40,11 +48,18 @@ MEASURED_WITH = {"mcp": "2.3", "anyio": "4.16"}
 _READ_SIZE = 1 << 16
 
 
-class CancellableLines:
-    """Async iterator over the UTF-8 lines of a file descriptor, cancellable while waiting."""
+class LineTooLong(Exception):
+    """A line over the reader's limit; it was read to its end and dropped."""
 
-    def __init__(self, fd: int) -> None:
+
+class CancellableLines:
+    """Async iterator over the UTF-8 lines of a file descriptor, cancellable while waiting. A line
+    longer than ``max_line`` bytes is dropped (read to its end, never held) and raises
+    ``LineTooLong``; iteration can go on after it."""
+
+    def __init__(self, fd: int, max_line: int = MAX_MESSAGE_BYTES) -> None:
         self._fd = fd
+        self._max_line = max_line
         self._buffer = bytearray()
         self._eof = False
         self._pollable = True
@@ -59,12 +74,25 @@ class CancellableLines:
                     raise StopAsyncIteration
                 end = len(self._buffer)
                 break
+            if len(self._buffer) > self._max_line:
+                await self._drop_line()
+                raise LineTooLong(f"message over {self._max_line:,} bytes (MAX_MESSAGE_BYTES)")
             chunk = await self._read()
             self._eof = not chunk
             self._buffer += chunk
         line = bytes(self._buffer[: end + 1])
         del self._buffer[: end + 1]
         return line.decode("utf-8", errors="replace")
+
+    async def _drop_line(self) -> None:
+        """Discard input up to and including the next newline (or to the end of input)."""
+        self._buffer.clear()
+        while not self._eof:
+            chunk = await self._read()
+            self._eof = not chunk
+            if (end := chunk.find(b"\n")) >= 0:
+                self._buffer += chunk[end + 1 :]
+                return
 
     async def _read(self) -> bytes:
         if self._pollable:
@@ -78,6 +106,34 @@ class CancellableLines:
         return await anyio.to_thread.run_sync(os.read, self._fd, _READ_SIZE)
 
 
+class CheckedLines:
+    """The lines of ``lines`` that are well-formed JSON-RPC messages (``protocol.check_message``);
+    each malformed one is answered on ``reply`` with its JSON-RPC error instead of reaching the SDK,
+    which would drop it silently. Blank lines are skipped."""
+
+    def __init__(self, lines: CancellableLines, reply: Callable[[str], Awaitable[object]]) -> None:
+        self._lines = lines
+        self._reply = reply
+
+    def __aiter__(self) -> CheckedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            try:
+                line = await self._lines.__anext__()
+            except LineTooLong as error:
+                await self._reply(Rejection(INVALID_REQUEST, f"Invalid Request: {error}").to_json() + "\n")
+                continue
+            if not line.strip():
+                continue
+            rejection = check_message(line)
+            if rejection is None:
+                return line
+            if rejection.answer:
+                await self._reply(rejection.to_json() + "\n")
+
+
 class NonBlockingWriter:
     """Async text writer on a file descriptor: a pipe or socket is written without blocking from the
     event loop (waiting for room when full); anything else (a file, a terminal) in a worker thread."""
@@ -86,6 +142,7 @@ class NonBlockingWriter:
         self._fd = fd
         mode = os.fstat(fd).st_mode
         self._direct = stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+        self._lock = anyio.Lock()  # the SDK's writer and CheckedLines' error answers share the pipe
 
     @contextlib.contextmanager
     def non_blocking(self) -> Iterator[NonBlockingWriter]:
@@ -101,9 +158,11 @@ class NonBlockingWriter:
             os.set_blocking(self._fd, was_blocking)
 
     async def write(self, text: str) -> int:
+        """Write all of ``text``; concurrent writes never interleave (each is one message)."""
         data = memoryview(text.encode("utf-8"))
-        while data:
-            data = data[await self._write_some(data) :]
+        async with self._lock:
+            while data:
+                data = data[await self._write_some(data) :]
         return len(text)
 
     async def flush(self) -> None:
@@ -140,8 +199,8 @@ async def run_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: 
     async with anyio.create_task_group() as group:
         await group.start(cancel_on_signals, group.cancel_scope, (signal.SIGTERM, signal.SIGINT))
         on_ready()
-        stdin = cast("anyio.AsyncFile[str]", CancellableLines(0))
         with claimed_stdout() as fd, NonBlockingWriter(fd).non_blocking() as writer:
+            stdin = cast("anyio.AsyncFile[str]", CheckedLines(CancellableLines(0), writer.write))
             stdout = cast("anyio.AsyncFile[str]", writer)
             async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
