@@ -86,15 +86,15 @@ def json_depth_error(text: str, limit: int = MAX_JSON_DEPTH) -> LimitExceeded | 
     depth = 0
     for match in _JSON_TOKEN.finditer(text):
         token = match.group()
-        if token in "[{":
+        if token == '"':
+            return None  # an unterminated string: the parser reports it, nothing after it nests
+        if token == "[" or token == "{":
             depth += 1
             if depth > limit:
                 return LimitExceeded(
                     f"JSON nested more than {limit} levels deep (MAX_JSON_DEPTH)", match.start()
                 )
-        elif token == '"':
-            return None  # an unterminated string: the parser reports it, nothing after it nests
-        else:
+        elif token == "]" or token == "}":
             depth -= 1
     return None
 

@@ -122,6 +122,12 @@ def _check_envelope(raw: object) -> Rejection | None:
             'or "result"/"error" (a response)',
             request_id,
         )
+    if "result" in raw or "error" in raw:
+        return Rejection(
+            INVALID_REQUEST,
+            'Invalid Request: a message has "method" or "result"/"error", not both',
+            request_id,
+        )
     if not isinstance(raw["method"], str):
         return Rejection(
             INVALID_REQUEST,

@@ -74,7 +74,7 @@ class CancellableLines:
                     raise StopAsyncIteration
                 end = len(self._buffer)
                 break
-            if len(self._buffer) > self._max_line:
+            if len(self._buffer) > self._max_line:  # never hold more of a line than the limit
                 await self._drop_line()
                 raise LineTooLong(f"message over {self._max_line:,} bytes (MAX_MESSAGE_BYTES)")
             chunk = await self._read()
@@ -82,6 +82,8 @@ class CancellableLines:
             self._buffer += chunk
         line = bytes(self._buffer[: end + 1])
         del self._buffer[: end + 1]
+        if len(line) > self._max_line + 1:  # it ended within the last read
+            raise LineTooLong(f"message over {self._max_line:,} bytes (MAX_MESSAGE_BYTES)")
         return line.decode("utf-8", errors="replace")
 
     async def _drop_line(self) -> None:
