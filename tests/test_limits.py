@@ -1,0 +1,24 @@
+"""The limits of ``docs_mcp/limits.py`` are the ones docs/authoring.md documents, name and default."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import docs_mcp.limits as limits
+
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "authoring.md"
+
+
+def _shown(value: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if value >= size and value % size == 0:
+            return f"{value // size} {unit}"
+    return f"{value:,}"
+
+
+def test_every_limit_is_documented_with_its_default() -> None:
+    section = DOCS.read_text(encoding="utf-8").split("### Limits", 1)[1].split("\n## ", 1)[0]
+    documented = dict(re.findall(r"^\| `(MAX_[A-Z_]+)` \| ([^|]+?) \|", section, flags=re.MULTILINE))
+    defined = {name: _shown(getattr(limits, name)) for name in limits.__all__ if name.startswith("MAX_")}
+    assert documented == defined
