@@ -22,6 +22,11 @@ def examples(count: int) -> int:
     return count * FUZZ_SCALE
 
 
+def fuzz_timeout(seconds: float) -> float:
+    """A per-test timeout for a fuzz test, scaled like its examples."""
+    return seconds * FUZZ_SCALE
+
+
 # -- building blocks -----------------------------------------------------------------------------
 
 _ODD_CHARS = ["\x00", "\x0c", "\x1b", "\u2028", "\ufeff", "\ud7ff", "\U0001f600", "\u0301", "\r", "\t", "\\"]

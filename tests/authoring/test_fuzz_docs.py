@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_strategies import FRONT_MATTER, MANIFEST, MARKDOWN, examples
+from hostile_strategies import FRONT_MATTER, MANIFEST, MARKDOWN, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +21,7 @@ from docs_mcp.authoring.model import FileSettings
 from docs_mcp.authoring.reporter import Reporter
 from docs_mcp.errors import Finding
 
-pytestmark = pytest.mark.timeout(120)
+pytestmark = pytest.mark.timeout(fuzz_timeout(120))
 FUZZ = settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
 MAX_LINE = 1_000  # characters of one printed finding, whatever the input
 

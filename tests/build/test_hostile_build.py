@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_strategies import MANIFEST, MARKDOWN, examples
+from hostile_strategies import MANIFEST, MARKDOWN, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from index_fixtures import write_docs
@@ -60,6 +60,7 @@ def test_hostile_docs_are_refused_with_findings_and_the_old_index_stays(
     assert _snapshot(out) == before
 
 
+@pytest.mark.timeout(fuzz_timeout(180))
 @settings(max_examples=examples(12), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(pages=st.dictionaries(st.sampled_from(["x.md", "sub/y.md"]), MARKDOWN, max_size=2), manifest=MANIFEST)
 def test_a_build_of_generated_hostile_docs_succeeds_or_leaves_the_old_index(

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
-from hostile_strategies import JSON_RPC_LINE, examples
+from hostile_strategies import JSON_RPC_LINE, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from rpc_support import rss_mib, search_call
 from server_support import HttpServer
@@ -65,9 +66,18 @@ def test_the_origin_header_is_matched_exactly(origin: str | None, allowed: bool)
     assert origin_allowed(origin, ORIGINS) is allowed
 
 
+_CLIENT = httpx.Client(timeout=30)  # one connection pool for the whole module (kept alive)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _close_client() -> Iterator[None]:
+    yield
+    _CLIENT.close()
+
+
 def _post(server: HttpServer, body: bytes | str, **headers: str) -> httpx.Response:
     content = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else body
-    return httpx.post(server.url, content=content, headers={**JSON_HEADERS, **headers}, timeout=30)
+    return _CLIENT.post(server.url, content=content, headers={**JSON_HEADERS, **headers})
 
 
 def _search(server: HttpServer) -> dict[str, Any]:
@@ -156,6 +166,7 @@ def first_answer(http_server: HttpServer) -> dict[str, Any]:
     return _search(http_server)
 
 
+@pytest.mark.timeout(fuzz_timeout(180))
 @settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(line=JSON_RPC_LINE)
 def test_generated_messages_never_get_a_server_error_or_change_later_answers(

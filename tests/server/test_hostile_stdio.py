@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hostile_strategies import JSON_RPC_LINE, examples
+from hostile_strategies import JSON_RPC_LINE, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rpc_support import LineClient, rss_mib, search_call
@@ -97,6 +97,7 @@ def _expects_answer(line: str) -> object:
     return None
 
 
+@pytest.mark.timeout(fuzz_timeout(180))
 @settings(max_examples=examples(200), suppress_health_check=[HealthCheck.too_slow])
 @given(lines=st.lists(JSON_RPC_LINE, min_size=1, max_size=5))
 def test_generated_messages_never_silence_or_stop_the_server(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hostile_strategies import JSON_RPC_LINE, examples
+from hostile_strategies import JSON_RPC_LINE, examples, fuzz_timeout
 from hypothesis import given, settings
 from mcp_types import jsonrpc_message_adapter
 
@@ -92,6 +92,7 @@ def test_nesting_up_to_the_limit_passes() -> None:
     assert check_message('{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + params + "}") is None
 
 
+@pytest.mark.timeout(fuzz_timeout(180))
 @settings(max_examples=examples(500))
 @given(line=JSON_RPC_LINE)
 def test_what_passes_the_check_the_sdk_accepts_and_what_fails_gets_an_error_object(line: str) -> None:
