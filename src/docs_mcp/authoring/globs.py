@@ -38,16 +38,40 @@ class GlobError(ValueError):
 
 
 @dataclass(frozen=True)
+class _Alternative:
+    """One brace alternative: segment groups split at its ``**`` segments (one group when none)."""
+
+    groups: tuple[tuple[Segment, ...], ...]
+
+    def matches(self, parts: list[str]) -> bool:
+        groups = self.groups
+        if len(groups) == 1:  # no globstar: segment for segment
+            return len(parts) == len(groups[0]) and _group_matches(groups[0], parts, 0)
+        first, last = groups[0], groups[-1]
+        end = len(parts) - len(last)
+        if len(first) > end or not _group_matches(first, parts, 0) or not _group_matches(last, parts, end):
+            return False
+        position = len(first)
+        for group in groups[1:-1]:  # each at its leftmost place between the ends
+            while position + len(group) <= end and not _group_matches(group, parts, position):
+                position += 1
+            if position + len(group) > end:
+                return False
+            position += len(group)
+        return True
+
+
+@dataclass(frozen=True)
 class Glob:
-    """A compiled glob: one entry per brace alternative, each a list of segments and globstars."""
+    """A compiled glob: one entry per brace alternative."""
 
     pattern: str
-    alternatives: tuple[tuple[Segment, ...], ...]
+    alternatives: tuple[_Alternative, ...]
 
     def matches(self, path: str) -> bool:
         """True when the posix ``path`` (relative to the manifest's folder) matches the glob."""
         parts = path.split("/")
-        return any(_match_alternative(segments, parts) for segments in self.alternatives)
+        return any(alternative.matches(parts) for alternative in self.alternatives)
 
 
 def glob_matches(pattern: str, path: str) -> bool:
@@ -70,8 +94,18 @@ def compile_glob(pattern: str) -> Glob:
         raise GlobError(f"pattern has {len(pattern)} characters; at most {MAX_GLOB_LENGTH} (MAX_GLOB_LENGTH)")
     _check_ranges(pattern)
     relative = pattern.removeprefix("./").lstrip("/")
-    alternatives = tuple(dict.fromkeys(_compile_segments(p) for p in _expand_braces(relative)))
-    return Glob(pattern, alternatives)
+    alternatives = dict.fromkeys(_compile_segments(p) for p in _expand_braces(relative))
+    return Glob(pattern, tuple(_Alternative(_groups(segments)) for segments in alternatives))
+
+
+def _groups(segments: tuple[Segment, ...]) -> tuple[tuple[Segment, ...], ...]:
+    groups: list[list[Segment]] = [[]]
+    for segment in segments:
+        if segment == _GLOBSTAR:
+            groups.append([])
+        else:
+            groups[-1].append(segment)
+    return tuple(tuple(group) for group in groups)
 
 
 def _compile_segments(pattern: str) -> tuple[Segment, ...]:
@@ -97,29 +131,6 @@ def _segment_matches(segment: Segment, part: str) -> bool:
 
 def _group_matches(group: Sequence[Segment], parts: Sequence[str], start: int) -> bool:
     return all(_segment_matches(segment, parts[start + k]) for k, segment in enumerate(group))
-
-
-def _match_alternative(segments: tuple[Segment, ...], parts: list[str]) -> bool:
-    groups: list[list[Segment]] = [[]]
-    for segment in segments:
-        if segment == _GLOBSTAR:
-            groups.append([])
-        else:
-            groups[-1].append(segment)
-    if len(groups) == 1:  # no globstar: segment for segment
-        return len(parts) == len(segments) and _group_matches(segments, parts, 0)
-    first, *middle, last = groups
-    end = len(parts) - len(last)
-    if len(first) > end or not _group_matches(first, parts, 0) or not _group_matches(last, parts, end):
-        return False
-    position = len(first)
-    for group in middle:  # each at its leftmost place between the ends
-        while position + len(group) <= end and not _group_matches(group, parts, position):
-            position += 1
-        if position + len(group) > end:
-            return False
-        position += len(group)
-    return True
 
 
 def _expand_braces(pattern: str) -> list[str]:
