@@ -4,11 +4,13 @@ get a 5xx or change the answer to a valid request."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -119,9 +121,15 @@ def test_hundreds_of_gets_leave_no_stream_open(http_server: HttpServer) -> None:
 
     before = descriptors()
 
+    url = urlsplit(http_server.url)
+
     def get(_: int) -> int:
-        with httpx.Client(timeout=10) as client:  # a connection each, as distinct clients
-            return client.get(http_server.url, headers={"Accept": "text/event-stream"}).status_code
+        connection = http.client.HTTPConnection(url.hostname or "", url.port, timeout=10)  # one each
+        try:
+            connection.request("GET", url.path, headers={"Accept": "text/event-stream"})
+            return connection.getresponse().status
+        finally:
+            connection.close()
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         assert set(pool.map(get, range(300))) == {405}
