@@ -25,8 +25,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from docs_mcp import __version__
-from docs_mcp.server.serving import HttpOptions
 from docs_mcp.server.http_guard import McpGuard
+from docs_mcp.server.serving import HttpOptions
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
