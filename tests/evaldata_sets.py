@@ -45,7 +45,8 @@ def stage_claude_docs(evaldata_dir: Path, dest: Path) -> Path:
 # The evaldata corpora come without manifests. This copies them into a staging directory (spec §2:
 # the host owns materialisation) and writes one manifest per ``<api>/<language>`` folder declaring the
 # facets ``api``, ``language`` and ``scope``, so benchmarks and tests can filter by language and the
-# auto-include rule has a ``scope`` facet to act on.
+# auto-include rule has a ``scope`` facet to act on. ``language`` is ``vector_collapse``: the same
+# section in several languages folds into one hit when no language is asked for.
 
 
 # Generated model pages hold single tables of up to ~95 KB. The raw corpora build as they are (tables
@@ -63,7 +64,12 @@ def _manifest(metadata: dict[str, str] | None = None, taxonomy: dict[str, list[s
         manifest["metadata"] = metadata
     if taxonomy:
         manifest["taxonomy"] = {
-            key: {"properties": {value: {} for value in values}} for key, values in taxonomy.items()
+            # One operation is documented once per language: hits fold across languages (issue 15).
+            key: {
+                "properties": {value: {} for value in values},
+                **({"vector_collapse": True} if key == "language" else {}),
+            }
+            for key, values in taxonomy.items()
         }
     return json.dumps(manifest, indent=2, sort_keys=True) + "\n"
 

@@ -52,7 +52,8 @@ class Corpus(HasFindings):
     facets: dict[str, FacetSpec]  # union over all manifests of metadata and taxonomy keys
     instructions: str | None  # the root manifest's mcpServerInstructions
     content_hash: str  # sha256 over sorted (relative path, bytes) of indexed files and manifests
-    # Every manifest's taxonomy merged: values and mcp_resource values unioned, vector_collapse OR-ed.
+    # Every manifest's taxonomy merged: values, mcp_resource values and aliases unioned,
+    # vector_collapse OR-ed.
     taxonomy: dict[str, TaxonomyEntry] = field(default_factory=dict)
     # The root manifest's `embedding` settings (provider, model, ...): build's defaults.
     embedding: Mapping[str, object] | None = None
@@ -334,10 +335,15 @@ def _merged_taxonomy(manifests: Iterable[DocsManifest]) -> dict[str, TaxonomyEnt
                 if seen.values is None and entry.values is None
                 else (tuple(sorted({*(seen.values or ()), *(entry.values or ())})))
             )
+            aliases = {
+                value: tuple(dict.fromkeys([*seen.aliases.get(value, ()), *entry.aliases.get(value, ())]))
+                for value in sorted({*seen.aliases, *entry.aliases})
+            }
             merged[key] = TaxonomyEntry(
                 values=values,
                 vector_collapse=seen.vector_collapse or entry.vector_collapse,
                 resources=tuple(sorted({*seen.resources, *entry.resources})),
+                aliases=aliases,
             )
     return dict(sorted(merged.items()))
 

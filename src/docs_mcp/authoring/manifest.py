@@ -44,11 +44,13 @@ class Override:
 
 @dataclass(frozen=True)
 class TaxonomyEntry:
-    """A declared facet: its allowed values (None: any string) and whether results collapse on it."""
+    """A declared facet: its allowed values (None: any string), whether results collapse on it, which
+    values are MCP resources and the words (``aliases``) that name a value in a search query."""
 
     values: tuple[str, ...] | None = None
     vector_collapse: bool = False
     resources: tuple[str, ...] = ()  # values marked ``mcp_resource``
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # value -> its ``aliases``
 
 
 @dataclass(frozen=True)
@@ -293,6 +295,7 @@ def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
             values=tuple(properties) if properties is not None else None,
             vector_collapse=bool(entry.get("vector_collapse", False)),
             resources=tuple(v for v, p in (properties or {}).items() if p.get("mcp_resource")),
+            aliases={v: tuple(p["aliases"]) for v, p in (properties or {}).items() if p.get("aliases")},
         )
     overrides = tuple(
         Override(o["pattern"], _strategy(o.get("strategy")), dict(o.get("metadata", {})))

@@ -11,13 +11,14 @@ import contextlib
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.authoring.corpus import load_corpus
+from docs_mcp.authoring.manifest import TaxonomyEntry
 from docs_mcp.authoring.model import Chunk
 from docs_mcp.build.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.build.rows import chunk_rows
@@ -28,6 +29,7 @@ from docs_mcp.store.manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,
     EmbeddingInfo,
+    FacetTaxonomy,
     IndexManifest,
     write_manifest,
 )
@@ -146,6 +148,7 @@ def build(options: BuildOptions) -> BuildResult:
         file_count=len(corpus.files),
         content_hash=corpus.content_hash,
         source_commit=_source_commit(Path(options.docs_dir)),
+        taxonomy=_taxonomy(corpus.taxonomy, facets),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     staging = new_staging_dir(out)
@@ -189,6 +192,24 @@ def _facets(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
         for key, value in chunk.metadata.items():
             values.setdefault(key, set()).add(str(value))
     return {key: sorted(found) for key, found in sorted(values.items())}
+
+
+def _taxonomy(
+    declared: Mapping[str, TaxonomyEntry], facets: Mapping[str, list[str]]
+) -> dict[str, FacetTaxonomy]:
+    """What the index manifest records of the taxonomy: folding, aliases and resources of the facets
+    and values the index holds (only facets that declare any of them)."""
+    recorded: dict[str, FacetTaxonomy] = {}
+    for name, entry in declared.items():
+        present = set(facets.get(name, ()))
+        taxonomy = FacetTaxonomy(
+            vector_collapse=entry.vector_collapse and bool(present),
+            aliases={value: list(words) for value, words in entry.aliases.items() if value in present},
+            resources=[value for value in entry.resources if value in present],
+        )
+        if taxonomy != FacetTaxonomy():
+            recorded[name] = taxonomy
+    return recorded
 
 
 def _source_commit(docs_dir: Path) -> str | None:

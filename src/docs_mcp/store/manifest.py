@@ -19,6 +19,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MANIFEST_FILE",
     "EmbeddingInfo",
+    "FacetTaxonomy",
     "IndexManifest",
     "read_manifest",
     "write_manifest",
@@ -26,6 +27,11 @@ __all__ = [
 
 MANIFEST_FILE = "docs-mcp-index.json"
 FORMAT_VERSION = 3  # 3: FTS with positions (phrase clauses); 2: FTS over `body` + `crumbs` (1: four columns)
+# Versioning rule: a reader refuses any other format version, so a change an older reader would
+# misread (table columns, chunk ids, the meaning of a key) bumps it. An *optional* key may be added
+# within a version when ignoring it is a correct reading: a reader that does not know it keeps it in
+# ``extra`` and serves as before. ``taxonomy`` (folding, aliases, resources) was added that way: an
+# older reader of a newer index simply does not fold; a newer reader of an older index finds no key.
 
 
 @dataclass(frozen=True)
@@ -35,6 +41,42 @@ class EmbeddingInfo:
     provider: str
     model: str
     dimensions: int
+
+
+@dataclass(frozen=True)
+class FacetTaxonomy:
+    """What the docs' taxonomy declares about one facet besides its values (all optional).
+
+    ``vector_collapse``: hits that are one section in several values of this facet fold into one.
+    ``aliases``: value -> words that name it in a query. ``resources``: values whose chunks are MCP
+    resources.
+    """
+
+    vector_collapse: bool = False
+    aliases: dict[str, list[str]] = field(default_factory=dict)
+    resources: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "vector_collapse": self.vector_collapse,
+            "aliases": {value: list(words) for value, words in sorted(self.aliases.items())},
+            "resources": sorted(self.resources),
+        }
+
+    @classmethod
+    def from_dict(cls, data: object) -> FacetTaxonomy:
+        """Raises ``TypeError`` when ``data`` is not the shape ``to_dict`` writes."""
+        entry = _mapping(data, "a taxonomy entry")
+        collapse, aliases, resources = (
+            entry.get("vector_collapse", False),
+            _mapping(entry.get("aliases", {}), "aliases"),
+            entry.get("resources", []),
+        )
+        if not isinstance(collapse, bool) or not _strings(resources):
+            raise TypeError("vector_collapse must be a boolean and resources a list of strings")
+        if not all(_strings(words) for words in aliases.values()):
+            raise TypeError("aliases must map each value to a list of strings")
+        return cls(collapse, {str(k): list(v) for k, v in aliases.items()}, list(resources))
 
 
 @dataclass(frozen=True)
@@ -49,6 +91,7 @@ class IndexManifest:
     file_count: int
     content_hash: str
     source_commit: str | None = None
+    taxonomy: dict[str, FacetTaxonomy] = field(default_factory=dict)  # only facets that declare something
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -83,6 +126,7 @@ class IndexManifest:
             "file_count": self.file_count,
             "content_hash": self.content_hash,
             "source_commit": self.source_commit,
+            "taxonomy": {name: entry.to_dict() for name, entry in sorted(self.taxonomy.items())},
             **self.extra,
         }
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -104,14 +148,17 @@ class IndexManifest:
             embedding = data["embedding"]
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
-                "embedding", "chunk_count", "file_count", "content_hash", "source_commit",
+                "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
             }  # fmt: skip
             return cls(
                 format_version=int(version),
                 docs_mcp_version=str(data["docs_mcp_version"]),
                 description=data.get("description"),
                 instructions=data.get("instructions"),
-                facets={str(k): [str(v) for v in values] for k, values in _mapping(data["facets"]).items()},
+                facets={
+                    str(k): [str(v) for v in values]
+                    for k, values in _mapping(data["facets"], "facets").items()
+                },
                 embedding=(
                     EmbeddingInfo(
                         str(embedding["provider"]), str(embedding["model"]), int(embedding["dimensions"])
@@ -123,6 +170,10 @@ class IndexManifest:
                 file_count=int(data["file_count"]),
                 content_hash=str(data["content_hash"]),
                 source_commit=data.get("source_commit"),
+                taxonomy={
+                    str(name): FacetTaxonomy.from_dict(entry)
+                    for name, entry in _mapping(data.get("taxonomy", {}), "taxonomy").items()
+                },
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
@@ -133,10 +184,14 @@ class IndexManifest:
             ) from error
 
 
-def _mapping(value: object) -> Mapping[str, Any]:
+def _mapping(value: object, what: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
-        raise TypeError("facets is not an object")
+        raise TypeError(f"{what} is not an object")
     return value
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
 
 
 def read_manifest(out_dir: Path) -> IndexManifest:
