@@ -49,3 +49,58 @@ def write_docs(root: Path, files: dict[str, str] | None = None) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     return root
+
+
+def _sdk_manifest(**metadata: str) -> str:
+    return json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": metadata})
+
+
+def _readme(title: str, language: str) -> str:
+    head = f"# {title}\n\n" if title else ""
+    operations = "".join(
+        f"## Widget operation {n}\n\nCall widget operation {n} from {language}: it updates a widget.\n\n"
+        for n in range(1, 9)
+    )
+    return (
+        f"{head}## Retry configuration\n\nConfigure retries with exponential backoff in {language}.\n\n"
+        f"{operations}"
+    )
+
+
+# One SDK in four languages as SDK generators lay them out (folders and case differ per language),
+# with `language` folding (`vector_collapse`), a declared alias and resources: issue 15's features.
+SDK_FILES: dict[str, str] = {
+    ".docs-mcp.json": json.dumps(
+        {
+            "version": "1",
+            "strategy": {"chunk_by": "h2"},
+            "taxonomy": {
+                "language": {
+                    "vector_collapse": True,
+                    "properties": {"go": {}, "java": {"aliases": ["jvm"]}, "python": {}, "typescript": {}},
+                },
+                "scope": {"properties": {"global-guide": {"mcp_resource": True}, "sdk-specific": {}}},
+                "api": {"properties": {"acme": {}, "other": {}}},
+            },
+        }
+    ),
+    "guides/.docs-mcp.json": _sdk_manifest(scope="global-guide", api="acme"),
+    "guides/retries.md": (
+        "# Retries\n\n## Backoff\n\nEvery SDK retries failed requests with exponential backoff.\n\n"
+        "## Idempotency\n\nRetried widget requests carry an idempotency key.\n"
+    ),
+    **{
+        f"{language}/.docs-mcp.json": _sdk_manifest(language=language, scope="sdk-specific", api="acme")
+        for language in ("go", "java", "python", "typescript")
+    },
+    "java/docs/models/components/Foo.md": "# Foo\n\n## Fields\n\nThe Foo widget model: name, colour, size.\n",
+    "python/docs/models/foo.md": "# Foo\n\n## Fields\n\nThe Foo widget model: name, colour (a dataclass).\n",
+    "go/docs/models/components/foo.md": "# Foo\n\n## Fields\n\nThe Foo widget model: Name, Colour, Size.\n",
+    "typescript/README.md": _readme("Acme TypeScript SDK", "TypeScript"),
+    "python/README.md": _readme("", "Python"),
+    "python/README-PYPI.md": _readme("", "Python"),
+    "go/README.md": _readme("github.com/acme/acme-go", "Go"),
+    "java/README.md": _readme("Acme Java SDK", "Java"),
+    "other/.docs-mcp.json": _sdk_manifest(language="python", scope="sdk-specific", api="other"),
+    "other/README.md": _readme("", "Python"),
+}

@@ -9,11 +9,13 @@ from many threads.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
+from docs_mcp.search.folding import HitRow
 from docs_mcp.search.types import Section
 from docs_mcp.store.schema import facet_column
 
@@ -70,6 +72,30 @@ class RowCatalog:
             )
             for i, cid in enumerate(ids)
         ]
+
+    def hit_rows(self, ids: Collection[str]) -> dict[str, HitRow]:
+        """File and facet values of each of ``ids`` (what folding compares)."""
+        ordered = list(ids)
+        numbers = pa.array([self._row[cid] for cid in ordered], type=pa.int64())
+        facets = {
+            name: self._meta[column].take(numbers).to_pylist() for name, column in self.facet_columns.items()
+        }
+        return {
+            cid: HitRow(
+                self._where[cid][0],
+                {name: values[i] for name, values in facets.items() if values[i] is not None},
+            )
+            for i, cid in enumerate(ordered)
+        }
+
+    def ids_with(self, values: Mapping[str, Collection[str]]) -> list[str]:
+        """Ids of the chunks holding any of ``values[facet]`` for any facet, files sorted, in file order."""
+        matched: set[str] = set()
+        for name, wanted in values.items():
+            if name in self.facet_columns and wanted:
+                mask = pc.is_in(self._meta[self.facet_columns[name]], value_set=pa.array(sorted(wanted)))
+                matched.update(self._meta["id"].filter(pc.fill_null(mask, False)).to_pylist())
+        return sorted(matched, key=self._where.__getitem__)
 
     def window(self, chunk_id: str, context: int) -> list[str]:
         """``chunk_id`` and up to ``context`` neighbours each side in its file, in file order."""

@@ -46,3 +46,8 @@ class SearchConfig:
     mode: SearchMode | None = None
     # Which facets are language and scope, and whether language filters auto-include global guides.
     facets: FacetConventions = SPEC_FACETS
+    # Fold one section's hits in several values of a ``vector_collapse`` facet the caller did not set
+    # into its best hit (``docs_mcp.search.folding``).
+    fold: bool = True
+    # Rank first the hits of a facet value the query names (``docs_mcp.search.inference``).
+    infer_filters: bool = True

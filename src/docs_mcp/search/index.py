@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,15 +23,20 @@ from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
+from docs_mcp.search.folding import FoldedHit, fold, path_words
 from docs_mcp.search.fusion import fuse
+from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.query import fulltext_query
 from docs_mcp.search.snippets import make_snippet
 from docs_mcp.search.types import (
     CONTEXT_MAX,
+    LIMIT_MAX,
+    OFFSET_MAX,
     UNFILTERED,
     SearchMode,
     SearchPage,
     SearchRequest,
+    Section,
     SectionWindow,
 )
 from docs_mcp.store.manifest import IndexManifest, read_manifest
@@ -41,6 +47,26 @@ __all__ = ["DocsIndex"]
 log = logging.getLogger(__name__)
 
 _SUGGEST_DEPTH = 200
+# Folding needs more ranked hits than a page shows: the first ranking fetches this many per hit
+# wanted (at most; fewer when the folding facets have fewer values) and at least
+# ``SearchConfig.min_candidates``, deeper ones only when too few hits are left after folding, never
+# more than ``_DEPTH_MAX``. A variant ranked below the candidates of a page is not listed in its hit's
+# ``also_in`` (and not shown as a hit on a later page either: it folds into that hit there too).
+_FOLD_FACTOR = 4
+_DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
+Ranked = list[tuple[str, float]]
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """What one search ranks: mode, query, query vector, and the filters (``preferred``: the
+    filters with the inferred values, whose hits come first)."""
+
+    mode: SearchMode
+    query: str
+    vector: Sequence[float] | None
+    preferred: str | None
+    where: str | None
 
 
 class DocsIndex:
@@ -64,6 +90,18 @@ class DocsIndex:
         self._embedder = embedder
         self._embedder_problem = embedder_problem
         self._catalog = RowCatalog(table, list(self.facets))
+        taxonomy = manifest.taxonomy
+        # Facets whose values hold one section several times (one per language): hits fold on them.
+        self.collapse_facets = sorted(
+            n for n, t in taxonomy.items() if t.vector_collapse and n in self.facets
+        )
+        # Facet values whose chunks are MCP resources.
+        self.resource_values = {n: list(t.resources) for n, t in taxonomy.items() if t.resources}
+        self._vocabulary = Vocabulary(
+            self.facets, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
+        )
+        self._fold_names = path_words(self._vocabulary.spellings)
+        self._resource_ids: list[str] | None = None
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
         self._ef = config.hnsw_ef if indexed else None
         self._async_table: Any = lance.run(lance.open_table(path))
@@ -103,43 +141,95 @@ class DocsIndex:
     def search(self, request: SearchRequest) -> SearchPage:
         """One page of hits for ``request``, best first, ties broken by chunk id.
 
+        Facet values the query names (and the request does not set) rank their hits first
+        (``SearchPage.inferred_filters``); hits of one section in several values of a
+        ``vector_collapse`` facet the request does not set fold into the best one (``Section.also_in``).
+
         Raises ``QueryError`` for an unknown facet or a value the index does not hold.
         """
         where = build_where(request.filters, self.facets, self.config.facets)
+        inferred = self._vocabulary.infer(request.query, request.filters) if self.config.infer_filters else {}
+        preferred = (
+            build_where({**request.filters, **inferred}, self.facets, self.config.facets)
+            if inferred
+            else None
+        )
+        folding = [f for f in self.collapse_facets if f not in request.filters] if self.config.fold else []
         mode, fallback = self._choose_mode(request.mode or self.config.mode)
-        wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         vector: list[float] | None = None
         if mode != "fulltext":
             assert self._embedder is not None
             vector, problem = self._embedder.embed(request.query)
             if vector is None:
                 mode, fallback = "fulltext", problem
-        ranked, texts = lance.run(self._ranked(mode, request.query, vector, where, wanted))
-        page = ranked[request.offset : request.offset + request.limit]
-        hits = self._catalog.sections(
-            [cid for cid, _ in page],
-            snippet=[make_snippet(texts[cid], request.query) for cid, _ in page],
-            score=[round(score, 6) for _, score in page],
+        wanted = request.offset + request.limit + 1  # one more tells whether another page exists
+        ranking = _Ranking(mode, request.query, vector, preferred, where)
+        hits, texts = self._folded(ranking, folding, wanted)
+        page = hits[request.offset : request.offset + request.limit]
+        sections = self._catalog.sections(
+            [hit.chunk_id for hit in page],
+            snippet=[make_snippet(texts[hit.chunk_id], request.query) for hit in page],
+            score=[round(hit.score, 6) for hit in page],
+            also_in=[tuple(hit.also_in) for hit in page],
         )
-        has_more = len(ranked) > request.offset + request.limit
-        return SearchPage(hits, request.offset, request.limit, has_more, mode, fallback)
+        has_more = len(hits) > request.offset + request.limit
+        return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, inferred)
 
-    async def _ranked(
-        self, mode: SearchMode, query: str, vector: Sequence[float] | None, where: str | None, wanted: int
-    ) -> tuple[list[tuple[str, float]], dict[str, str]]:
-        """The ranking (id, score) and the text of every ranked row, read in one go on the event loop."""
-        texts: dict[str, str] = {}
+    def _folded(
+        self, ranking: _Ranking, folding: list[str], wanted: int
+    ) -> tuple[list[FoldedHit], dict[str, str]]:
+        """The ranking with folding applied, ``wanted`` hits long when the index has that many."""
+        combinations = 1
+        for facet in folding:
+            combinations *= max(1, len(self.facets[facet]))
+        # At least the hybrid candidate depth, so a first page's hits list their variants ranked
+        # among the top candidates whatever the page size.
+        depth = (
+            max(wanted * min(combinations, _FOLD_FACTOR), self.config.min_candidates) if folding else wanted
+        )
+        while True:
+            texts: dict[str, str] = {}
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts))
+            if not folding:
+                return [FoldedHit(cid, score) for cid, score in ranked], texts
+            rows = self._catalog.hit_rows([cid for cid, _ in ranked])
+            hits = fold(ranked, rows, folding, self._fold_names)
+            if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
+                return hits, texts
+            depth = min(_DEPTH_MAX, max(2 * depth, wanted * combinations))
+
+    async def _ranked(self, ranking: _Ranking, depth: int, texts: dict[str, str]) -> tuple[Ranked, bool]:
+        """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
+        when there is one (the rest only once those are complete, so every page is a prefix of the
+        same order). Row texts go into ``texts``."""
+        if ranking.preferred is None:
+            return await self._leg_ranking(ranking, ranking.where, depth, texts)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts)
+        if not complete:
+            return first, False
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts)
+        seen = {cid for cid, _ in first}
+        return first + [(cid, score) for cid, score in rest if cid not in seen], complete
+
+    async def _leg_ranking(
+        self, ranking: _Ranking, where: str | None, wanted: int, texts: dict[str, str]
+    ) -> tuple[Ranked, bool]:
+        """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
+        on the event loop; row texts go into ``texts``."""
+        mode, query, vector = ranking.mode, ranking.query, ranking.vector
         if mode == "fulltext":
-            return await lance.text_leg(
+            found = await lance.text_leg(
                 self._async_table, fulltext_query(query, self.config), where, wanted, texts
-            ), texts
+            )
+            return found, len(found) < wanted
         depth = wanted if mode == "vector" else max(wanted, self.config.min_candidates)
         by_vector = lance.vector_leg(self._async_table, vector or [], where, depth, self._ef, texts)
         if mode == "vector":
-            return await by_vector, texts
+            found = await by_vector
+            return found, len(found) < depth
         by_text = lance.text_leg(self._async_table, fulltext_query(query, self.config), where, depth, texts)
         text, vectors = await asyncio.gather(by_text, by_vector)
-        return fuse(text, vectors, self.config.fusion), texts
+        return fuse(text, vectors, self.config.fusion), len(text) < depth and len(vectors) < depth
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:
         if self.manifest.embedding is None:
@@ -182,6 +272,22 @@ class DocsIndex:
         if lance.run(lance.text_leg(self._async_table, fts, None, 1, None)):
             suggestions[UNFILTERED] = []
         return suggestions
+
+    # -- listings -------------------------------------------------------------------------------
+
+    def resource_ids(self) -> list[str]:
+        """Ids of the chunks whose facet values the taxonomy marks ``mcp_resource``, files sorted,
+        in file order; empty when no value is marked."""
+        if self._resource_ids is None:  # the catalog never changes: list them once
+            self._resource_ids = self._catalog.ids_with(self.resource_values)
+        return self._resource_ids
+
+    def sections(self, ids: Sequence[str]) -> list[Section]:
+        """The ``Section``s of ``ids`` (no text), in order. Raises ``ChunkNotFound`` for an unknown id."""
+        for chunk_id in ids:
+            if chunk_id not in self._catalog:
+                raise ChunkNotFound(f"no chunk with id {chunk_id!r}", chunk_id, [])
+        return self._catalog.sections(ids)
 
     # -- get ------------------------------------------------------------------------------------
 

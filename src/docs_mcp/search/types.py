@@ -18,6 +18,7 @@ __all__ = [
     "CONTEXT_MAX",
     "LIMIT_DEFAULT",
     "LIMIT_MAX",
+    "OFFSET_MAX",
     "QUERY_MAX_LENGTH",
     "SEARCH_MODES",
     "UNFILTERED",
@@ -26,6 +27,7 @@ __all__ = [
     "SearchRequest",
     "Section",
     "SectionWindow",
+    "Variant",
 ]
 
 SearchMode = Literal["hybrid", "fulltext", "vector"]
@@ -34,6 +36,8 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 UNFILTERED = "_unfiltered"
 
 LIMIT_DEFAULT, LIMIT_MAX = 10, 50  # hits per page
+# Deepest page start: every page ranks all hits before it, so a deeper one costs a longer ranking.
+OFFSET_MAX = 10_000
 CONTEXT_MAX = 5  # neighbours each side that ``get`` may add
 # Longer "queries" are pasted documents, not questions: every word costs query time.
 QUERY_MAX_LENGTH = 1000
@@ -65,8 +69,8 @@ class SearchRequest:
             )
         if _not_int(self.limit) or not 1 <= self.limit <= LIMIT_MAX:
             raise QueryError(f"limit must be an integer from 1 to {LIMIT_MAX} (got {self.limit!r})")
-        if _not_int(self.offset) or self.offset < 0:
-            raise QueryError(f"offset must be an integer >= 0 (got {self.offset!r})")
+        if _not_int(self.offset) or not 0 <= self.offset <= OFFSET_MAX:
+            raise QueryError(f"offset must be an integer from 0 to {OFFSET_MAX} (got {self.offset!r})")
         if self.mode is not None and self.mode not in SEARCH_MODES:
             raise QueryError(f"mode must be one of {', '.join(SEARCH_MODES)} (got {self.mode!r})")
         for name, value in self.filters.items():
@@ -79,11 +83,24 @@ def _not_int(value: object) -> bool:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """The same section under another value of a ``vector_collapse`` facet, folded into a hit."""
+
+    facet: str
+    value: str
+    chunk_id: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"facet": self.facet, "value": self.value, "chunk_id": self.chunk_id}
+
+
+@dataclass(frozen=True)
 class Section:
     """One section of the docs, as a search hit or as a chunk ``get`` returns.
 
-    ``position`` of ``total`` places it in its file. A hit carries ``snippet`` and ``score``; a chunk
-    from ``get`` carries ``markdown``.
+    ``position`` of ``total`` places it in its file. A hit carries ``snippet`` and ``score``, and
+    ``also_in`` when the same section in other values of a ``vector_collapse`` facet was folded into
+    it; a chunk from ``get`` carries ``markdown``.
     """
 
     chunk_id: str
@@ -96,6 +113,7 @@ class Section:
     snippet: str | None = None
     score: float | None = None
     markdown: str | None = None
+    also_in: tuple[Variant, ...] = ()
 
     @property
     def position_label(self) -> str:
@@ -119,6 +137,8 @@ class Section:
             data["score"] = float(self.score)
         if self.markdown is not None:
             data["markdown"] = self.markdown
+        if self.also_in:
+            data["also_in"] = [variant.to_dict() for variant in self.also_in]
         return data
 
 
@@ -130,6 +150,8 @@ class SearchPage:
     has_more: bool
     mode: SearchMode  # what actually ran
     fallback_reason: str | None = None  # set when hybrid/vector was asked for but full text ran
+    # Facet values the query named and the caller did not set: their hits are ranked first.
+    inferred_filters: Mapping[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +161,7 @@ class SearchPage:
             "has_more": self.has_more,
             "mode": self.mode,
             "fallback_reason": self.fallback_reason,
+            "inferred_filters": dict(self.inferred_filters),
         }
 
 

@@ -53,10 +53,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if page.fallback_reason:
         print(f"(full-text only: {page.fallback_reason})")
+    if page.inferred_filters:
+        named = " ".join(f"{k}={v}" for k, v in page.inferred_filters.items())
+        print(f"(the query names {named}: its results come first)")
     for rank, hit in enumerate(page.hits, start=page.offset + 1):
         facets = " ".join(f"{k}={v}" for k, v in hit.facets.items())
         print(f"{rank}. {hit.chunk_id}  [{hit.score or 0:.3f}] {facets}".rstrip())
         print(f"   {' > '.join((*hit.breadcrumb, hit.heading))}")
+        for variant in hit.also_in:
+            print(f"   also {variant.facet}={variant.value}: {variant.chunk_id}")
         print(f"   {hit.snippet}")
     if not page.hits:
         print("no results")

@@ -1,0 +1,144 @@
+"""Cross-language folding: one section documented in several languages is one hit, not three.
+
+Applied after fusion and before paging, for every ``vector_collapse`` facet the caller did not set
+(the taxonomy flag, recorded in the index manifest). Two hits are *the same section* in different
+values of such a facet when, once each hit's own value (and its aliases) is taken out of its file
+name and heading path, compared without case or separators:
+
+- their files have the same name (SDK generators place one page in different folders per language:
+  ``java/docs/models/components/Foo.md``, ``python/docs/models/foo.md``);
+- their heading paths and parts are equal, or equal but for a page title only one of them has (the
+  Go README's ``# github.com/org/sdk-go`` above sections the Python README has at the top; two
+  different titles are two different pages, as with every SDK's ``docs/sdks/*/README.md``);
+- their other facets are equal (``api``, ``scope``).
+
+Hits are taken best first; each one folds into the best-ranked earlier hit it is the same section of
+that does not yet hold its value, preferring the one whose folders share the most words with its
+own. The remaining hits keep their order and list what folded into them (``also_in``). A hit only
+ever folds into a better one, so the folded order of the first N hits does not depend on how many
+hits were ranked after them: pages stay stable, and a folded hit is counted once, in its best hit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from docs_mcp.search.types import Variant
+
+__all__ = ["FoldedHit", "HitRow", "fold", "path_words"]
+
+_ALNUM = re.compile(r"[^\W_]+")
+
+Words = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class HitRow:
+    """What folding reads of a hit: its file and its facet values."""
+
+    file_path: str
+    facets: Mapping[str, str]
+
+
+@dataclass
+class FoldedHit:
+    chunk_id: str
+    score: float
+    also_in: list[Variant] = field(default_factory=list)
+
+
+@dataclass
+class _Kept:
+    hit: FoldedHit
+    values: tuple[str, ...]  # its values of the folding facets
+    headings: list[tuple[str, ...]]  # the heading paths of the hits folded in (its own included)
+    folders: frozenset[str]
+    held: set[tuple[str, ...]]  # value tuples already folded in (its own included)
+
+
+def fold(
+    ranked: Iterable[tuple[str, float]],
+    rows: Mapping[str, HitRow],
+    facets: Sequence[str],
+    names: Mapping[str, Mapping[str, Sequence[Words]]],
+) -> list[FoldedHit]:
+    """``ranked`` (best first) with the same section in other values of ``facets`` folded into its
+    best hit. ``rows`` describes every ranked id; ``names[facet][value]`` are the word sequences
+    naming a value (itself and its aliases), taken out of paths before comparing."""
+    kept: list[FoldedHit] = []
+    groups: dict[tuple[object, ...], list[_Kept]] = {}
+    for chunk_id, score in ranked:
+        hit = FoldedHit(chunk_id, score)
+        kept.append(hit)
+        row = rows[chunk_id]
+        own = tuple(row.facets[facet] for facet in facets if facet in row.facets)
+        if len(own) != len(facets):
+            continue  # not in every folding facet: never the same section as another hit
+        strip = [words for facet, value in zip(facets, own, strict=True) for words in names[facet][value]]
+        name, headings, folders = _shape(chunk_id, row.file_path, strip)
+        others = tuple(sorted((k, v) for k, v in row.facets.items() if k not in facets))
+        key = (others, name, headings[-1] if headings else "")
+        candidates = [
+            group
+            for group in groups.get(key, [])
+            if own not in group.held and any(_same_headings(known, headings) for known in group.headings)
+        ]
+        if candidates:
+            into = max(candidates, key=lambda group: len(group.folders & folders))  # first among equals
+            kept.pop()
+            facet, value = next((f, v) for f, v, w in zip(facets, own, into.values, strict=True) if v != w)
+            into.hit.also_in.append(Variant(facet, value, chunk_id))
+            into.held.add(own)
+            into.headings.append(headings)
+        else:
+            groups.setdefault(key, []).append(_Kept(hit, own, [headings], folders, {own}))
+    return kept
+
+
+def path_words(spellings: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, dict[str, list[Words]]]:
+    """``fold``'s ``names`` from the spellings of each value (facet -> value -> its names)."""
+    return {
+        facet: {
+            value: sorted({tuple(_ALNUM.findall(name.lower())) for name in names} - {()})
+            for value, names in values.items()
+        }
+        for facet, values in spellings.items()
+    }
+
+
+def _shape(
+    chunk_id: str, file_path: str, strip: Sequence[Words]
+) -> tuple[str, tuple[str, ...], frozenset[str]]:
+    """The file name, heading path (with part) and folder words of a hit, without its own values."""
+    path = PurePosixPath(file_path)
+    fragment = chunk_id[len(file_path) + 1 :] if chunk_id.startswith(file_path + "#") else ""
+    headings = tuple(_plain(segment, strip) for segment in fragment.split("/")) if fragment else ()
+    folders = frozenset(
+        word for part in path.parent.parts for word in _cut(_ALNUM.findall(part.lower()), strip)
+    )
+    return _plain(path.name, strip), headings, folders
+
+
+def _plain(text: str, strip: Sequence[Words]) -> str:
+    return "".join(_cut(_ALNUM.findall(text.lower()), strip))
+
+
+def _cut(tokens: list[str], strip: Sequence[Words]) -> list[str]:
+    """``tokens`` without any occurrence of the word sequences in ``strip``."""
+    for words in strip:
+        size = len(words)
+        i = 0
+        while i + size <= len(tokens):
+            if tuple(tokens[i : i + size]) == words:
+                del tokens[i : i + size]
+            else:
+                i += 1
+    return tokens
+
+
+def _same_headings(one: tuple[str, ...], other: tuple[str, ...]) -> bool:
+    # Equal, or equal but for a page title only one of the two has.
+    return one == other or one[1:] == other or one == other[1:]
