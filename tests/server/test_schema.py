@@ -7,6 +7,7 @@ from jsonschema import Draft202012Validator
 from docs_mcp.server.schema import (
     CHUNK_FIELDS,
     HIT_FIELDS,
+    OPTIONAL_FIELDS,
     get_input_schema,
     get_output_schema,
     search_input_schema,
@@ -20,7 +21,8 @@ def test_each_facet_becomes_an_enum_property_with_its_sorted_values() -> None:
     )
     assert schema["properties"]["language"]["enum"] == ["go", "typescript"]
     assert schema["properties"]["scope"]["enum"] == ["global-guide", "sdk-specific"]
-    assert schema["required"] == ["query"]
+    assert "required" not in schema  # a query, or a cursor alone:
+    assert schema["anyOf"] == [{"required": ["query"]}, {"required": ["cursor"]}]
     assert schema["additionalProperties"] is False
 
 
@@ -52,11 +54,19 @@ def test_every_schema_is_valid_json_schema() -> None:
 def test_the_published_output_schemas_name_and_describe_every_field_of_a_hit_and_a_chunk() -> None:
     hit = search_output_schema()["properties"]["hits"]["items"]
     chunk = get_output_schema()["properties"]["chunks"]["items"]
-    assert hit["required"] == list(HIT_FIELDS)
+    assert hit["required"] == [name for name in HIT_FIELDS if name not in OPTIONAL_FIELDS]
+    assert "also_in" in HIT_FIELDS and "also_in" not in hit["required"]
     assert all(f"{name} (" in hit["description"] for name in HIT_FIELDS)
+    assert "also_in (array of objects)" in hit["description"]
     assert all(f"{name} (" in chunk["description"] for name in CHUNK_FIELDS)
     assert "score (number)" in hit["description"]
     # The strict form (what tests check results against) types every field.
     assert set(search_output_schema(strict=True)["properties"]["hits"]["items"]["properties"]) == set(
         HIT_FIELDS
     )
+
+
+def test_the_search_result_documents_inferred_filters() -> None:
+    schema = search_output_schema()
+    assert "inferred_filters" in schema["required"]
+    assert "ranked first" in schema["properties"]["inferred_filters"]["description"]

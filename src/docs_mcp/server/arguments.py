@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # Library versions this replacement was measured against (see tests/test_replacements.py).
 MEASURED_WITH = {"jsonschema": "4.26", "mcp": "2.3"}
 
-_ROOT_KEYWORDS = {"type", "properties", "required", "additionalProperties", "description", "title"}
+_ROOT_KEYWORDS = {"type", "properties", "required", "anyOf", "additionalProperties", "description", "title"}
 _PROPERTY_KEYWORDS = {
     "type",
     "enum",
@@ -108,6 +108,14 @@ class ArgumentValidator:
             missing = [n for n in self._schema.get("required", []) if n not in values]
             name = missing[0] if missing else "?"
             return InvalidArguments(f"{prefix} missing required argument {name!r}.", name)
+        if error.validator == "anyOf" and not error.path:  # one of several arguments is required
+            names = [n for option in self._schema.get("anyOf", []) for n in option.get("required", [])]
+            others = " or ".join(repr(n) for n in names[1:])
+            return InvalidArguments(
+                f"{prefix} missing required argument {names[0]!r}"
+                + (f" (or pass {others})." if others else "."),
+                names[0] if names else None,
+            )
         shown = repr(error.instance)
         if error.validator == "enum":
             choices = ", ".join(str(v) for v in spec.get("enum", []))
@@ -128,7 +136,7 @@ class ArgumentValidator:
 
 def _error_order(error: ValidationError) -> tuple[int, str]:
     # Report unknown and missing arguments first: they are the likeliest root cause of other errors.
-    rank = {"additionalProperties": 0, "required": 1}.get(str(error.validator), 2)
+    rank = {"additionalProperties": 0, "required": 1, "anyOf": 1}.get(str(error.validator), 2)
     return rank, str(list(error.path))
 
 
@@ -136,6 +144,7 @@ def _direct_check(schema: JsonSchema) -> Callable[[Mapping[str, Any]], bool] | N
     """A check that is True only for arguments ``schema`` accepts (False: let jsonschema decide), or
     None when the schema uses a keyword the check does not know."""
     properties: dict[str, JsonSchema] = schema.get("properties", {})
+    alternatives: list[JsonSchema] = schema.get("anyOf", [])
     if (
         schema.get("type") != "object"
         or schema.get("additionalProperties") is not False
@@ -144,14 +153,18 @@ def _direct_check(schema: JsonSchema) -> Callable[[Mapping[str, Any]], bool] | N
             not set(spec) <= _PROPERTY_KEYWORDS or spec.get("type") not in _TYPES
             for spec in properties.values()
         )
+        or any(set(option) != {"required"} for option in alternatives)  # only "one of these is required"
     ):
         return None
     required = list(schema.get("required", []))
+    one_of_each = [list(option["required"]) for option in alternatives]
     checks = {name: _property_check(spec) for name, spec in properties.items()}
 
     def surely_valid(values: Mapping[str, Any]) -> bool:
-        return all(name in values for name in required) and all(
-            name in checks and checks[name](value) for name, value in values.items()
+        return (
+            all(name in values for name in required)
+            and (not one_of_each or any(all(n in values for n in names) for names in one_of_each))
+            and all(name in checks and checks[name](value) for name, value in values.items())
         )
 
     return surely_valid

@@ -23,6 +23,12 @@ def render_search(result: dict[str, Any]) -> str:
     )
     mode = result["mode"] + (f" (fallback: {result['fallback_reason']})" if result["fallback_reason"] else "")
     lines = [f"{head}: {len(hits)} result(s) from #{result['offset'] + 1}, mode {mode}"]
+    inferred = _facets(result["inferred_filters"])
+    if inferred:
+        lines.append(
+            f"The query names {inferred}: those results come first, the others follow. "
+            f"Pass {inferred} as arguments to get only those."
+        )
     for rank, hit in enumerate(hits, start=result["offset"] + 1):
         breadcrumb = " > ".join(hit["breadcrumb"]) or hit["heading"]
         lines += [
@@ -30,8 +36,11 @@ def render_search(result: dict[str, Any]) -> str:
             f"{rank}. {breadcrumb}",
             f"   chunk_id: {hit['chunk_id']}",
             f"   file: {hit['file']}  facets: {_facets(hit['facets']) or '-'}  score: {hit['score']:.4f}",
-            "   " + hit["snippet"].replace("\n", "\n   "),
         ]
+        if hit.get("also_in"):
+            variants = ", ".join(f"{v['facet']}={v['value']}: {v['chunk_id']}" for v in hit["also_in"])
+            lines.append(f"   also in {variants}")
+        lines.append("   " + hit["snippet"].replace("\n", "\n   "))
     hint = result["hint"]
     if hint is not None:
         lines += ["", f"Hint: {hint['message']}"]

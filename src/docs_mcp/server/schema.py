@@ -12,6 +12,7 @@ from typing import Any
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_DEFAULT, LIMIT_MAX, QUERY_MAX_LENGTH, SEARCH_MODES
+from docs_mcp.server.cursor import CURSOR_MAX_LENGTH
 
 JsonSchema = dict[str, Any]
 
@@ -66,7 +67,8 @@ def search_input_schema(
             "maxLength": QUERY_MAX_LENGTH,
             "description": (
                 "What you are looking for, in natural language or keywords, e.g. 'how do retries work' "
-                "or 'create a link with custom domain'. Name the operation, option or error message."
+                "or 'create a link with custom domain'. Name the operation, option or error message. "
+                "Required unless `cursor` is given."
             ),
         },
         "limit": {
@@ -79,9 +81,11 @@ def search_input_schema(
         "cursor": {
             "type": "string",
             "minLength": 1,
+            "maxLength": CURSOR_MAX_LENGTH,
             "description": (
                 "The `next_cursor` of a previous search_docs result, to fetch the next page. Pass it back "
-                "unchanged together with the same query and filters."
+                "unchanged; on its own it continues that search (same query, filters and limit). If you "
+                "also pass the query or filters, they must be the same as before."
             ),
         },
     }
@@ -94,7 +98,7 @@ def search_input_schema(
     return {
         "type": "object",
         "properties": properties,
-        "required": ["query"],
+        "anyOf": [{"required": ["query"]}, {"required": ["cursor"]}],  # a cursor alone continues its search
         "additionalProperties": False,
     }
 
@@ -131,6 +135,14 @@ def get_input_schema() -> JsonSchema:
 _STRING_MAP: JsonSchema = {"type": "object", "additionalProperties": {"type": "string"}}
 _BREADCRUMB: JsonSchema = {"type": "array", "items": {"type": "string"}}
 _STRING: JsonSchema = {"type": "string"}
+_ALSO_IN: JsonSchema = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"facet": _STRING, "value": _STRING, "chunk_id": _STRING},
+        "required": ["facet", "value", "chunk_id"],
+    },
+}
 
 # The fields of a section (``Section.to_dict``): (JSON Schema, what it is for the agent). A search hit
 # has every field but ``markdown``; a get_doc chunk every field but ``snippet`` and ``score``.
@@ -146,14 +158,23 @@ SECTION_FIELDS: dict[str, tuple[JsonSchema, str]] = {
     "snippet": (_STRING, "the passage that matched (search hits)"),
     "score": ({"type": "number"}, "relevance, higher is better (search hits)"),
     "markdown": (_STRING, "the section's full markdown (get_doc)"),
+    "also_in": (
+        _ALSO_IN,
+        "only when present: the same section under other values of a facet (other languages), folded "
+        "into this hit; pass a chunk_id to get_doc to read that variant",
+    ),
 }
+# Fields a section has only sometimes (left out of ``required``).
+OPTIONAL_FIELDS = ("also_in",)
 HIT_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name != "markdown"}
-CHUNK_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name not in ("snippet", "score")}
+CHUNK_FIELDS = {
+    name: spec for name, spec in SECTION_FIELDS.items() if name not in ("snippet", "score", "also_in")
+}
 
 
 def _type_name(schema: JsonSchema) -> str:
     if schema.get("type") == "array":
-        return "array of strings"
+        return "array of strings" if schema["items"].get("type") == "string" else "array of objects"
     if "additionalProperties" in schema:
         return "object of strings"
     return str(schema["type"])
@@ -181,12 +202,27 @@ def _item_schema(
     return item
 
 
+# Every field of a search_docs result (always present).
+_RESULT_FIELDS = [
+    "query",
+    "filters",
+    "inferred_filters",
+    "hits",
+    "offset",
+    "next_cursor",
+    "mode",
+    "fallback_reason",
+    "hint",
+]
+
+
 def search_output_schema(*, strict: bool = False) -> JsonSchema:
     """The ``search_docs`` structured result: a page of hits, the next cursor, and a hint when empty.
 
     ``strict`` adds a typed schema per hit field (for tests; see :func:`_item_schema`).
     """
-    hit = _item_schema("One ranked section", HIT_FIELDS, list(HIT_FIELDS), strict=strict)
+    required = [name for name in HIT_FIELDS if name not in OPTIONAL_FIELDS]
+    hit = _item_schema("One ranked section", HIT_FIELDS, required, strict=strict)
     hint: JsonSchema = {
         "type": "object",
         "properties": {
@@ -204,6 +240,14 @@ def search_output_schema(*, strict: bool = False) -> JsonSchema:
         "properties": {
             "query": {"type": "string"},
             "filters": _STRING_MAP,
+            "inferred_filters": {
+                **_STRING_MAP,
+                "description": (
+                    "facet values the query names that were not passed as arguments (e.g. "
+                    "{'language': 'python'} for '... in python'): their hits are ranked first, the rest "
+                    "follow. Pass them as arguments to get only those."
+                ),
+            },
             "hits": {"type": "array", "items": hit},
             "offset": {"type": "integer", "minimum": 0},
             "next_cursor": {"type": ["string", "null"]},
@@ -211,7 +255,7 @@ def search_output_schema(*, strict: bool = False) -> JsonSchema:
             "fallback_reason": {"type": ["string", "null"]},
             "hint": {"anyOf": [hint, {"type": "null"}]},
         },
-        "required": ["query", "filters", "hits", "offset", "next_cursor", "mode", "fallback_reason", "hint"],
+        "required": [*_RESULT_FIELDS],
     }
 
 

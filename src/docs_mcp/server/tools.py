@@ -6,7 +6,7 @@ readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.serv
 
 Arguments are checked once, here at the edge, against the published schema (enums of the index's
 facet values, the limit range); the ``SearchRequest`` made from them checks what a schema cannot
-(a blank query).
+(a blank query). A ``cursor`` alone continues the search it carries (query, filters, limit, offset).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from docs_mcp.errors import ChunkNotFound, CursorError
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchRequest
 from docs_mcp.server.arguments import ArgumentValidator
-from docs_mcp.server.cursor import CursorCodec
+from docs_mcp.server.cursor import CursorCodec, SearchCursor
 from docs_mcp.server.schema import (
     GET_TOOL,
     SEARCH_TOOL,
@@ -42,44 +42,81 @@ class DocsTools:
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
 
     def search_docs(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run ``search_docs``.
+        """Run ``search_docs``: a new search, or the next page of the search a ``cursor`` carries.
 
         Raises:
-            InvalidArguments: arguments do not match the schema.
-            CursorError: the cursor is tampered, foreign, stale or for another query or limit.
+            InvalidArguments: arguments do not match the schema (which needs a query or a cursor).
+            CursorError: the cursor is malformed, tampered, foreign or stale, or the request repeats
+                a query, filters or limit other than the cursor's.
             QueryError: the query is blank.
         """
         values = self._search_arguments.validate(arguments)
-        query = str(values["query"]).strip()
-        filters = {name: str(values[name]) for name in self.facets if name in values}
-        limit, offset = int(values["limit"]), 0
+        given = {name: str(values[name]) for name in self.facets if name in values}
+        query = str(values["query"]).strip() if "query" in values else None
         cursor = values.get("cursor")
-        if cursor is not None:
-            position = self._codec.decode(str(cursor), query=query, filters=filters)
-            if arguments and "limit" in arguments and limit != position.limit:
-                raise CursorError(
-                    f"The cursor was issued for limit={position.limit}; omit `limit` or pass "
-                    f"{position.limit} when passing this cursor."
-                )
-            limit, offset = position.limit, position.offset
-        page = self._index.search(SearchRequest(query=query, filters=filters, limit=limit, offset=offset))
-        next_offset = offset + len(page.hits)
+        if cursor is None:
+            assert query is not None  # the schema requires one of them
+            request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
+        else:
+            limit = int(values["limit"]) if arguments and "limit" in arguments else None
+            request = self._continued(self._codec.decode(str(cursor)), query, given, limit)
+        page = self._index.search(request)
+        next_offset = request.offset + len(page.hits)
         next_cursor = (
-            self._codec.encode(offset=next_offset, limit=limit, query=query, filters=filters)
+            self._codec.encode(
+                offset=next_offset,
+                limit=request.limit,
+                query=request.query,
+                filters=request.filters,
+                mode=request.mode,
+            )
             if page.has_more and page.hits
             else None
         )
-        hint = self._hint(query, filters) if not page.hits and offset == 0 else None
+        filters = dict(request.filters)
+        hint = self._hint(request.query, filters) if not page.hits and request.offset == 0 else None
         return {
-            "query": query,
+            "query": request.query,
             "filters": filters,
+            "inferred_filters": dict(page.inferred_filters),
             "hits": [hit.to_dict() for hit in page.hits],
-            "offset": offset,
+            "offset": request.offset,
             "next_cursor": next_cursor,
             "mode": page.mode,
             "fallback_reason": page.fallback_reason,
             "hint": hint,
         }
+
+    @staticmethod
+    def _continued(
+        cursor: SearchCursor, query: str | None, filters: dict[str, str], limit: int | None
+    ) -> SearchRequest:
+        """The request a verified cursor continues. What the caller repeats (query, filters, limit)
+        must be the cursor's; a query or filter given means the filters are given in full."""
+        if query is None and cursor.query is None:
+            raise CursorError(
+                "This cursor does not carry its query (it was too long): pass the same query and "
+                "filters with it."
+            )
+        repeated = query is not None or bool(filters)
+        if repeated and not cursor.matches(query if query is not None else str(cursor.query), filters):
+            raise CursorError(
+                "The cursor belongs to a different query or different filters. Pass only the cursor, or "
+                "repeat exactly the query and filters of the search that returned it. Call search_docs "
+                "without `cursor` to start a new search."
+            )
+        if limit is not None and limit != cursor.limit:
+            raise CursorError(
+                f"The cursor was issued for limit={cursor.limit}; omit `limit` or pass "
+                f"{cursor.limit} when passing this cursor."
+            )
+        return SearchRequest(
+            query=query if query is not None else str(cursor.query),
+            filters=filters if repeated else cursor.filters,
+            limit=cursor.limit,
+            offset=cursor.offset,
+            mode=cursor.mode,
+        )
 
     def get_doc(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Run ``get_doc``.
