@@ -30,6 +30,7 @@ from docs_mcp.server.instructions import get_description, search_description, se
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.render import render_get, render_search
+from docs_mcp.server.resources import DocsResources
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.tools import DocsTools
 
@@ -96,12 +97,14 @@ class ServedIndex:
     entries: dict[str, _ToolEntry]
     listing: types.ListToolsResult
     instructions: str
+    resources: DocsResources
 
 
 def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
     """The tools, listing and instructions of ``index``, with cursors signed by ``key``."""
     manifest = index.manifest
-    tools = DocsTools(index, CursorCodec(key, index.identity))
+    codec = CursorCodec(key, index.identity)
+    tools = DocsTools(index, codec)
     entries = build_tools(tools, manifest.description)
     instructions = server_instructions(
         manifest.description,
@@ -111,11 +114,12 @@ def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
         conventions=tools.conventions,
     )
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
-    return ServedIndex(index, tools, entries, listing, instructions)
+    return ServedIndex(index, tools, entries, listing, instructions, DocsResources(index, codec))
 
 
 def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | None = None) -> Server[Any]:
-    """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``.
+    """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``, and listing and reading
+    its ``mcp_resource`` sections as resources when its taxonomy marks any (:mod:`.resources`).
 
     ``index`` is one opened index, or a :class:`LiveIndex` whose index may be swapped between
     requests (each request finishes on the index it started with). ``key`` signs the pagination
@@ -149,9 +153,41 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
         get_tool_input_schema=lambda name: (
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
+        **_resource_handlers(live),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
+
+
+def _resource_handlers(live: LiveIndex[ServedIndex]) -> dict[str, Any]:
+    """The resource handlers, when the served index marks any facet value ``mcp_resource``; none
+    otherwise, so the server does not offer resources. Decided when the server is made: an index
+    swapped in later that marks values the first one did not is served without resources until a
+    restart (and one that marks none lists none)."""
+    if not live.current.resources.enabled:
+        return {}
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        return await anyio.to_thread.run_sync(lambda: live.call(lambda s: s.resources.list(cursor)))
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return DocsResources.templates()
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await anyio.to_thread.run_sync(lambda: live.call(lambda s: s.resources.read(params.uri)))
+
+    return {
+        "on_list_resources": list_resources,
+        "on_list_resource_templates": list_templates,
+        "on_read_resource": read_resource,
+    }
 
 
 async def _call_tool(
