@@ -43,6 +43,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "MANIFEST_FILE",
         "TABLE_NAME",
         "EmbeddingInfo",
+        "FacetTaxonomy",
         "IndexManifest",
         "facet_column",
         "read_manifest",
@@ -53,6 +54,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "CONTEXT_MAX",
         "LIMIT_DEFAULT",
         "LIMIT_MAX",
+        "OFFSET_MAX",
         "QUERY_MAX_LENGTH",
         "SEARCH_MODES",
         "SPEC_FACETS",
@@ -65,6 +67,7 @@ PUBLIC_API: dict[str, list[str]] = {
         "SearchRequest",
         "Section",
         "SectionWindow",
+        "Variant",
     ],
     "docs_mcp.embedding": [
         "NO_EMBEDDINGS",

@@ -346,3 +346,11 @@ def test_chunking_in_worker_processes_gives_the_same_corpus(tmp_path: Path) -> N
     assert parallel.findings == serial.findings
     assert parallel.content_hash == serial.content_hash
     assert seen == [f.path for f in serial.files]
+
+
+def test_aliases_of_one_value_in_several_manifests_are_merged_in_order(tmp_path: Path) -> None:
+    def manifest(*aliases: str) -> dict[str, object]:
+        return {"version": "1", "taxonomy": {"language": {"properties": {"go": {"aliases": list(aliases)}}}}}
+
+    write(tmp_path, {".docs-mcp.json": manifest("golang"), "x/.docs-mcp.json": manifest("go-lang", "golang")})
+    assert load_corpus(tmp_path).taxonomy["language"].aliases == {"go": ("golang", "go-lang")}

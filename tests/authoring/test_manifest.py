@@ -89,6 +89,14 @@ def test_a_bad_enum_in_an_override_names_the_json_path_of_the_field() -> None:
             {"version": "1", "taxonomy": {"language": {"properties": {"go": {"mcp_resource": "yes"}}}}},
             "taxonomy.language.properties.go.mcp_resource: 'yes' is not of type 'boolean'",
         ),
+        (
+            {"version": "1", "taxonomy": {"language": {"properties": {"go": {"aliases": "golang"}}}}},
+            "taxonomy.language.properties.go.aliases: 'golang' is not of type 'array'",
+        ),
+        (
+            {"version": "1", "taxonomy": {"language": {"properties": {"go": {"aliases": [""]}}}}},
+            "taxonomy.language.properties.go.aliases[0]: '' should be non-empty",
+        ),
     ],
 )
 def test_schema_violations_are_reported_with_their_field(data: object, expected_start: str) -> None:
@@ -227,3 +235,24 @@ def test_globs_follow_shell_rules_with_double_star_for_folders(
     pattern: str, path: str, matches: bool
 ) -> None:
     assert glob_matches(pattern, path) is matches
+
+
+def test_value_aliases_are_read_per_value() -> None:
+    manifest, findings = _parse(
+        {
+            "version": "1",
+            "taxonomy": {
+                "language": {
+                    "vector_collapse": True,
+                    "properties": {
+                        "go": {"aliases": ["golang", "go-lang"]},
+                        "python": {"mcp_resource": True},
+                    },
+                }
+            },
+        }
+    )
+    assert findings == []
+    entry = manifest.taxonomy["language"]
+    assert entry.aliases == {"go": ("golang", "go-lang")}
+    assert (entry.vector_collapse, entry.resources) == (True, ("python",))

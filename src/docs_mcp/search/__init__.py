@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         CONTEXT_MAX,
         LIMIT_DEFAULT,
         LIMIT_MAX,
+        OFFSET_MAX,
         QUERY_MAX_LENGTH,
         SEARCH_MODES,
         SearchMode,
@@ -27,12 +28,14 @@ if TYPE_CHECKING:
         SearchRequest,
         Section,
         SectionWindow,
+        Variant,
     )
 
 __all__ = [
     "CONTEXT_MAX",
     "LIMIT_DEFAULT",
     "LIMIT_MAX",
+    "OFFSET_MAX",
     "QUERY_MAX_LENGTH",
     "SEARCH_MODES",
     "SPEC_FACETS",
@@ -45,6 +48,7 @@ __all__ = [
     "SearchRequest",
     "Section",
     "SectionWindow",
+    "Variant",
 ]
 __getattr__, __dir__ = lazy_exports(
     __name__,
@@ -57,6 +61,7 @@ __getattr__, __dir__ = lazy_exports(
             "CONTEXT_MAX",
             "LIMIT_DEFAULT",
             "LIMIT_MAX",
+            "OFFSET_MAX",
             "QUERY_MAX_LENGTH",
             "SEARCH_MODES",
             "SearchMode",
@@ -64,6 +69,7 @@ __getattr__, __dir__ = lazy_exports(
             "SearchRequest",
             "Section",
             "SectionWindow",
+            "Variant",
         ],
     },
 )
