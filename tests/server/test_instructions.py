@@ -20,8 +20,8 @@ def test_instructions_describe_the_corpus_its_taxonomy_and_the_workflow() -> Non
         "\n"
         "Workflow: call search_docs with a specific query and, when you know it, the user's `language`; "
         "read the snippets; call get_doc with a chunk_id to read that section in full (context 1-5 adds "
-        "neighbouring sections). Use next_cursor for more results. An empty result carries a hint with "
-        "filters that do match."
+        "neighbouring sections). For more results pass next_cursor as `cursor` (alone is enough). An "
+        "empty result carries a hint with filters that do match."
     )
 
 

@@ -49,7 +49,8 @@ def server_instructions(
             else ""
         )
         + f"; read the snippets; call {GET_TOOL} with a chunk_id to read that section in full "
-        f"(context 1-{CONTEXT_MAX} adds neighbouring sections). Use next_cursor for more results. "
+        f"(context 1-{CONTEXT_MAX} adds neighbouring sections). For more results pass next_cursor as "
+        "`cursor` (alone is enough). "
         "An empty result carries a hint with filters that do match.",
     ]
     return "\n".join(lines)
@@ -69,7 +70,9 @@ def search_description(
     if language in available:
         text += (
             f" Always set `{language}` when you know the user's programming language: the same "
-            "operation is documented for every language, and the filter guarantees the right one."
+            "operation is documented for every language, and the filter guarantees the right one. "
+            "Without it, a hit lists the same section in other languages under `also_in`, and a "
+            "language named in the query ranks first (`inferred_filters`)."
         )
     if available:
         text += " Filters: " + "; ".join(f"{n} ({', '.join(v)})" for n, v in available.items()) + "."
