@@ -1,6 +1,8 @@
 """Search latency in process: full text, vector and hybrid, with and without a facet filter.
 
-On the real corpora index (no vectors: full text) and the synthetic 100k x 384-d index.
+On the real corpora index (no vectors: full text) and the synthetic 100k x 384-d index. The corpora
+index folds languages (``vector_collapse``); ``test_search_corpora_fulltext_unfolded`` is the same
+search with folding off, for the cost of folding in the same run.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from docs_mcp.embedding.provider import EmbeddingProvider
+from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 
@@ -47,6 +50,11 @@ def corpora(corpora_index: Path) -> DocsIndex:
 
 
 @pytest.fixture(scope="module")
+def corpora_unfolded(corpora_index: Path) -> DocsIndex:
+    return DocsIndex.open(corpora_index, config=SearchConfig(fold=False))
+
+
+@pytest.fixture(scope="module")
 def synthetic(synthetic_index: Path) -> DocsIndex:
     embedder: EmbeddingProvider = _RandomQueryEmbedder()  # type: ignore[assignment]
     return DocsIndex.open(synthetic_index, query_embedder=embedder)
@@ -72,6 +80,11 @@ def _run(benchmark: BenchmarkFixture, index: DocsIndex, mode: str, filters: dict
 @pytest.mark.parametrize("filtered", sorted(FILTERS))
 def test_search_corpora_fulltext(benchmark: BenchmarkFixture, corpora: DocsIndex, filtered: str) -> None:
     _run(benchmark, corpora, "fulltext", FILTERS[filtered])
+
+
+@pytest.mark.timeout(900)
+def test_search_corpora_fulltext_unfolded(benchmark: BenchmarkFixture, corpora_unfolded: DocsIndex) -> None:
+    _run(benchmark, corpora_unfolded, "fulltext", FILTERS["none"])
 
 
 @pytest.mark.timeout(900)

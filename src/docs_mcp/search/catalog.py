@@ -47,6 +47,12 @@ class RowCatalog:
             entries.sort()
             for position, (_, cid) in enumerate(entries, start=1):
                 self._where[cid] = (file_path, position)
+        # Per facet, its values and each row's index into them (None: no value): what folding reads
+        # of every ranked hit, without an Arrow take per search (2 bytes a row, not a string).
+        self._facet_codes: dict[str, tuple[list[str], list[int | None]]] = {}
+        for name, column in self.facet_columns.items():
+            encoded = pc.dictionary_encode(meta[column].combine_chunks())
+            self._facet_codes[name] = (encoded.dictionary.to_pylist(), encoded.indices.to_pylist())
 
     def __contains__(self, chunk_id: object) -> bool:
         return chunk_id in self._where
@@ -75,18 +81,16 @@ class RowCatalog:
 
     def hit_rows(self, ids: Collection[str]) -> dict[str, HitRow]:
         """File and facet values of each of ``ids`` (what folding compares)."""
-        ordered = list(ids)
-        numbers = pa.array([self._row[cid] for cid in ordered], type=pa.int64())
-        facets = {
-            name: self._meta[column].take(numbers).to_pylist() for name, column in self.facet_columns.items()
-        }
-        return {
-            cid: HitRow(
-                self._where[cid][0],
-                {name: values[i] for name, values in facets.items() if values[i] is not None},
-            )
-            for i, cid in enumerate(ordered)
-        }
+        rows: dict[str, HitRow] = {}
+        for cid in ids:
+            number = self._row[cid]
+            facets: dict[str, str] = {}
+            for name, (values, codes) in self._facet_codes.items():
+                code = codes[number]
+                if code is not None:
+                    facets[name] = values[code]
+            rows[cid] = HitRow(self._where[cid][0], facets)
+        return rows
 
     def ids_with(self, values: Mapping[str, Collection[str]]) -> list[str]:
         """Ids of the chunks holding any of ``values[facet]`` for any facet, files sorted, in file order."""

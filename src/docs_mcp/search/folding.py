@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 
 from docs_mcp.search.types import Variant
 
-__all__ = ["FoldedHit", "HitRow", "fold", "path_words"]
+__all__ = ["FoldedHit", "Folder", "HitRow", "Strip", "fold", "path_words"]
 
 _ALNUM = re.compile(r"[^\W_]+")
 
@@ -59,59 +59,116 @@ class _Kept:
     held: set[tuple[str, ...]]  # value tuples already folded in (its own included)
 
 
+@dataclass(frozen=True)
+class _Signature:
+    """What folding compares of one hit, computed once per chunk."""
+
+    own: tuple[str, ...]  # its values of the folding facets
+    key: tuple[object, ...]  # other facets, file name, last heading: only hits with one key can match
+    headings: tuple[str, ...]
+    folders: frozenset[str]
+
+
+class Folder:
+    """Folds rankings of one index; ``names[facet][value]`` are the words naming a value (itself and
+    its aliases, see ``path_words``), taken out of paths before comparing. Each chunk's signature is
+    computed once (the index never changes) and kept for the next searches, up to ``cache_size``."""
+
+    def __init__(self, names: Mapping[str, Mapping[str, Strip]], cache_size: int = 65_536) -> None:
+        self._names = names
+        self._cache: dict[tuple[str, tuple[str, ...]], _Signature | None] = {}
+        self._cache_size = cache_size
+
+    def fold(
+        self, ranked: Iterable[tuple[str, float]], rows: Mapping[str, HitRow], facets: Sequence[str]
+    ) -> list[FoldedHit]:
+        """``ranked`` (best first) with the same section in other values of ``facets`` folded into
+        its best hit; ``rows`` describes every ranked id."""
+        folding = tuple(facets)
+        kept: list[FoldedHit] = []
+        groups: dict[tuple[object, ...], list[_Kept]] = {}
+        for chunk_id, score in ranked:
+            hit = FoldedHit(chunk_id, score)
+            kept.append(hit)
+            signature = self._signature(chunk_id, rows, folding)
+            if signature is None:
+                continue  # not in every folding facet: never the same section as another hit
+            own, headings = signature.own, signature.headings
+            candidates = [
+                group
+                for group in groups.get(signature.key, [])
+                if own not in group.held and any(_same_headings(known, headings) for known in group.headings)
+            ]
+            if not candidates:
+                groups.setdefault(signature.key, []).append(
+                    _Kept(hit, own, [headings], signature.folders, {own})
+                )
+                continue
+            into = max(candidates, key=lambda group: len(group.folders & signature.folders))  # first of ties
+            kept.pop()
+            facet, value = next((f, v) for f, v, w in zip(folding, own, into.values, strict=True) if v != w)
+            into.hit.also_in.append(Variant(facet, value, chunk_id))
+            into.held.add(own)
+            into.headings.append(headings)
+        return kept
+
+    def _signature(
+        self, chunk_id: str, rows: Mapping[str, HitRow], folding: tuple[str, ...]
+    ) -> _Signature | None:
+        cached = self._cache.get((chunk_id, folding), self)
+        if cached is not self:
+            return cached  # type: ignore[return-value]
+        row = rows[chunk_id]
+        own = tuple(row.facets[facet] for facet in folding if facet in row.facets)
+        signature = None
+        if len(own) == len(folding):
+            strip = self._names[folding[0]][own[0]]
+            for facet, value in zip(folding[1:], own[1:], strict=True):
+                strip |= self._names[facet][value]
+            name, headings, folders = _shape(chunk_id, row.file_path, strip)
+            others = tuple(sorted((k, v) for k, v in row.facets.items() if k not in folding))
+            key = (others, name, headings[-1] if headings else "")
+            signature = _Signature(own, key, headings, folders)
+        if len(self._cache) >= self._cache_size:
+            self._cache.clear()
+        self._cache[(chunk_id, folding)] = signature
+        return signature
+
+
 def fold(
     ranked: Iterable[tuple[str, float]],
     rows: Mapping[str, HitRow],
     facets: Sequence[str],
-    names: Mapping[str, Mapping[str, Sequence[Words]]],
+    names: Mapping[str, Mapping[str, Strip]],
 ) -> list[FoldedHit]:
-    """``ranked`` (best first) with the same section in other values of ``facets`` folded into its
-    best hit. ``rows`` describes every ranked id; ``names[facet][value]`` are the word sequences
-    naming a value (itself and its aliases), taken out of paths before comparing."""
-    kept: list[FoldedHit] = []
-    groups: dict[tuple[object, ...], list[_Kept]] = {}
-    for chunk_id, score in ranked:
-        hit = FoldedHit(chunk_id, score)
-        kept.append(hit)
-        row = rows[chunk_id]
-        own = tuple(row.facets[facet] for facet in facets if facet in row.facets)
-        if len(own) != len(facets):
-            continue  # not in every folding facet: never the same section as another hit
-        strip = [words for facet, value in zip(facets, own, strict=True) for words in names[facet][value]]
-        name, headings, folders = _shape(chunk_id, row.file_path, strip)
-        others = tuple(sorted((k, v) for k, v in row.facets.items() if k not in facets))
-        key = (others, name, headings[-1] if headings else "")
-        candidates = [
-            group
-            for group in groups.get(key, [])
-            if own not in group.held and any(_same_headings(known, headings) for known in group.headings)
-        ]
-        if candidates:
-            into = max(candidates, key=lambda group: len(group.folders & folders))  # first among equals
-            kept.pop()
-            facet, value = next((f, v) for f, v, w in zip(facets, own, into.values, strict=True) if v != w)
-            into.hit.also_in.append(Variant(facet, value, chunk_id))
-            into.held.add(own)
-            into.headings.append(headings)
-        else:
-            groups.setdefault(key, []).append(_Kept(hit, own, [headings], folders, {own}))
-    return kept
+    """``Folder(names).fold(ranked, rows, facets)``, for one ranking."""
+    return Folder(names).fold(ranked, rows, facets)
 
 
-def path_words(spellings: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, dict[str, list[Words]]]:
+@dataclass(frozen=True)
+class Strip:
+    """The words naming one value, to take out of paths: single words, and multi-word names."""
+
+    words: frozenset[str]
+    sequences: tuple[Words, ...] = ()
+
+    def __or__(self, other: Strip) -> Strip:
+        return Strip(self.words | other.words, tuple(sorted({*self.sequences, *other.sequences})))
+
+
+def path_words(spellings: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, dict[str, Strip]]:
     """``fold``'s ``names`` from the spellings of each value (facet -> value -> its names)."""
-    return {
-        facet: {
-            value: sorted({tuple(_ALNUM.findall(name.lower())) for name in names} - {()})
-            for value, names in values.items()
-        }
-        for facet, values in spellings.items()
-    }
+    names: dict[str, dict[str, Strip]] = {}
+    for facet, values in spellings.items():
+        for value, spelled in values.items():
+            split = {tuple(_ALNUM.findall(name.lower())) for name in spelled} - {()}
+            names.setdefault(facet, {})[value] = Strip(
+                frozenset(w[0] for w in split if len(w) == 1), tuple(sorted(w for w in split if len(w) > 1))
+            )
+    return names
 
 
-def _shape(
-    chunk_id: str, file_path: str, strip: Sequence[Words]
-) -> tuple[str, tuple[str, ...], frozenset[str]]:
+def _shape(chunk_id: str, file_path: str, strip: Strip) -> tuple[str, tuple[str, ...], frozenset[str]]:
     """The file name, heading path (with part) and folder words of a hit, without its own values."""
     path = PurePosixPath(file_path)
     fragment = chunk_id[len(file_path) + 1 :] if chunk_id.startswith(file_path + "#") else ""
@@ -122,13 +179,13 @@ def _shape(
     return _plain(path.name, strip), headings, folders
 
 
-def _plain(text: str, strip: Sequence[Words]) -> str:
+def _plain(text: str, strip: Strip) -> str:
     return "".join(_cut(_ALNUM.findall(text.lower()), strip))
 
 
-def _cut(tokens: list[str], strip: Sequence[Words]) -> list[str]:
-    """``tokens`` without any occurrence of the word sequences in ``strip``."""
-    for words in strip:
+def _cut(tokens: list[str], strip: Strip) -> list[str]:
+    """``tokens`` without the words and word sequences of ``strip``."""
+    for words in strip.sequences:
         size = len(words)
         i = 0
         while i + size <= len(tokens):
@@ -136,7 +193,7 @@ def _cut(tokens: list[str], strip: Sequence[Words]) -> list[str]:
                 del tokens[i : i + size]
             else:
                 i += 1
-    return tokens
+    return [token for token in tokens if token not in strip.words]
 
 
 def _same_headings(one: tuple[str, ...], other: tuple[str, ...]) -> bool:

@@ -23,7 +23,7 @@ from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
-from docs_mcp.search.folding import FoldedHit, fold, path_words
+from docs_mcp.search.folding import FoldedHit, Folder, path_words
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.query import fulltext_query
@@ -100,7 +100,7 @@ class DocsIndex:
         self._vocabulary = Vocabulary(
             self.facets, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
         )
-        self._fold_names = path_words(self._vocabulary.spellings)
+        self._folder = Folder(path_words(self._vocabulary.spellings))
         self._resource_ids: list[str] | None = None
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
         self._ef = config.hnsw_ef if indexed else None
@@ -193,7 +193,7 @@ class DocsIndex:
             if not folding:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts
             rows = self._catalog.hit_rows([cid for cid, _ in ranked])
-            hits = fold(ranked, rows, folding, self._fold_names)
+            hits = self._folder.fold(ranked, rows, folding)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts
             depth = min(_DEPTH_MAX, max(2 * depth, wanted * combinations))
