@@ -189,3 +189,29 @@ def test_an_index_whose_taxonomy_does_not_fold_is_unchanged(tmp_path: Path) -> N
     index = DocsIndex.open(tmp_path / "out")
     assert index.collapse_facets == []
     assert not any(h.also_in for h in _hits(index, "retry configuration backoff"))
+
+
+@pytest.fixture(scope="module")
+def sdk_hybrid(tmp_path_factory: pytest.TempPathFactory) -> DocsIndex:
+    root = tmp_path_factory.mktemp("sdk-hybrid")
+    docs = write_docs(root / "docs", SDK_FILES)
+    build(BuildOptions(docs_dir=docs, out=root / "out", embedding_provider="hash"))
+    return DocsIndex.open(root / "out")
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "vector"])
+def test_hybrid_and_vector_rankings_fold_and_page_the_same_way(sdk_hybrid: DocsIndex, mode: str) -> None:
+    whole = sdk_hybrid.search(SearchRequest("retry configuration", limit=50, mode=mode))  # type: ignore[arg-type]
+    assert whole.mode == mode
+    assert any(len(h.also_in) == 3 for h in whole.hits)
+    paged: list[Section] = []
+    while len(paged) < len(whole.hits):
+        page = sdk_hybrid.search(SearchRequest("retry configuration", limit=4, offset=len(paged), mode=mode))  # type: ignore[arg-type]
+        paged += page.hits
+    assert [h.chunk_id for h in paged] == [h.chunk_id for h in whole.hits]
+
+
+def test_a_fallback_to_full_text_still_folds_and_says_why(sdk_index: DocsIndex) -> None:
+    page = sdk_index.search(SearchRequest("retry configuration", mode="hybrid"))
+    assert page.mode == "fulltext" and page.fallback_reason and "no vectors" in page.fallback_reason
+    assert any(h.also_in for h in page.hits)
