@@ -84,7 +84,7 @@ def test_different_sections_never_fold(first: tuple[str, HitRow], second: tuple[
     assert [len(also) for _, also in _fold([first, second])] == [0, 0]
 
 
-def test_a_hit_folds_into_at_most_one_per_value_and_the_closest_folders_win() -> None:
+def test_a_hit_prefers_a_hit_without_its_value_then_the_closest_folders() -> None:
     folded = _fold(
         [
             ("x", _row("python/docs/models/utils/retryconfig.md", "python")),
@@ -102,6 +102,28 @@ def test_a_hit_folds_into_at_most_one_per_value_and_the_closest_folders_win() ->
             "python/packages/azure/docs/models/utils/retryconfig.md#x",
             ["typescript/packages/azure/docs/lib/utils/retryconfig.md#x"],
         ),
+    ]
+
+
+def test_copies_in_one_language_never_leave_a_section_shown_in_two_languages() -> None:
+    # The main client and its GCP copy, in both languages, ranked so that pairs cross.
+    folded = _fold(
+        [
+            ("fim/overview", _row("typescript/packages/gcp/docs/sdks/fim/README.md", "typescript")),
+            ("fim/overview", _row("python/docs/sdks/fim/README.md", "python")),
+            ("fim/overview", _row("python/packages/gcp/docs/sdks/fim/README.md", "python")),
+            ("fim/overview", _row("typescript/docs/sdks/fim/README.md", "typescript")),
+        ]
+    )
+    assert folded == [
+        (
+            "typescript/packages/gcp/docs/sdks/fim/README.md#fim/overview",
+            [
+                "python/docs/sdks/fim/README.md#fim/overview",
+                "python/packages/gcp/docs/sdks/fim/README.md#fim/overview",
+            ],
+        ),
+        ("typescript/docs/sdks/fim/README.md#fim/overview", []),  # a copy in the same language
     ]
 
 

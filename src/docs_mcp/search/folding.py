@@ -12,9 +12,11 @@ name and heading path, compared without case or separators:
   different titles are two different pages, as with every SDK's ``docs/sdks/*/README.md``);
 - their other facets are equal (``api``, ``scope``).
 
-Hits are taken best first; each one folds into the best-ranked earlier hit it is the same section of
-that does not yet hold its value, preferring the one whose folders share the most words with its
-own. The remaining hits keep their order and list what folded into them (``also_in``). A hit only
+Hits are taken best first; each one folds into an earlier hit of another value it is the same section
+of, preferring one that does not list its value yet, then the one whose folders share the most words
+with its own, then the best-ranked. So no two remaining hits are one section in two values (copies in
+one value, a ``README-PYPI.md`` beside a ``README.md``, stay apart; both copies of another value may
+fold into one hit). The remaining hits keep their order and list what folded into them (``also_in``). A hit only
 ever folds into a better one, so the folded order of the first N hits does not depend on how many
 hits were ranked after them: pages stay stable, and a folded hit is counted once, in its best hit.
 """
@@ -56,7 +58,7 @@ class _Kept:
     values: tuple[str, ...]  # its values of the folding facets
     headings: list[tuple[str, ...]]  # the heading paths of the hits folded in (its own included)
     folders: frozenset[str]
-    held: set[tuple[str, ...]]  # value tuples already folded in (its own included)
+    held: set[tuple[str, ...]]  # value tuples it lists (its own included)
 
 
 @dataclass(frozen=True)
@@ -97,14 +99,17 @@ class Folder:
             candidates = [
                 group
                 for group in groups.get(signature.key, [])
-                if own not in group.held and any(_same_headings(known, headings) for known in group.headings)
+                if own != group.values and any(_same_headings(known, headings) for known in group.headings)
             ]
             if not candidates:
                 groups.setdefault(signature.key, []).append(
                     _Kept(hit, own, [headings], signature.folders, {own})
                 )
                 continue
-            into = max(candidates, key=lambda group: len(group.folders & signature.folders))  # first of ties
+            # Prefer a hit that does not list this value yet, then the closest folders, then the best.
+            into = max(
+                candidates, key=lambda group: (own not in group.held, len(group.folders & signature.folders))
+            )
             kept.pop()
             facet, value = next((f, v) for f, v, w in zip(folding, own, into.values, strict=True) if v != w)
             into.hit.also_in.append(Variant(facet, value, chunk_id))
