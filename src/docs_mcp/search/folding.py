@@ -12,13 +12,14 @@ name and heading path, compared without case or separators:
   different titles are two different pages, as with every SDK's ``docs/sdks/*/README.md``);
 - their other facets are equal (``api``, ``scope``).
 
-Hits are taken best first; each one folds into an earlier hit of another value it is the same section
-of, preferring one that does not list its value yet, then the one whose folders share the most words
-with its own, then the best-ranked. So no two remaining hits are one section in two values (copies in
-one value, a ``README-PYPI.md`` beside a ``README.md``, stay apart; both copies of another value may
-fold into one hit). The remaining hits keep their order and list what folded into them (``also_in``). A hit only
-ever folds into a better one, so the folded order of the first N hits does not depend on how many
-hits were ranked after them: pages stay stable, and a folded hit is counted once, in its best hit.
+Hits are taken best first; each one folds into an earlier hit of another value it is the same
+section of, preferring one that does not list its value yet, then the one whose folders share the
+most words with its own, then the best-ranked. So no two remaining hits are one section in two
+values; copies within one value (a ``README-PYPI.md`` beside a ``README.md``) stay apart, and both
+copies of another value may fold into one hit. The remaining hits keep their order and list what
+folded into them (``also_in``). A hit only ever folds into a better one, so the folded order of the
+first N hits does not depend on how many hits were ranked after them: pages stay stable, and a
+folded hit is counted once, in its best hit.
 """
 
 from __future__ import annotations

@@ -47,11 +47,11 @@ __all__ = ["DocsIndex"]
 log = logging.getLogger(__name__)
 
 _SUGGEST_DEPTH = 200
-# Folding needs more ranked hits than a page shows: the first ranking fetches this many per hit
-# wanted (at most; fewer when the folding facets have fewer values) and at least
-# ``SearchConfig.min_candidates``, deeper ones only when too few hits are left after folding, never
-# more than ``_DEPTH_MAX``. A variant ranked below the candidates of a page is not listed in its hit's
-# ``also_in`` (and not shown as a hit on a later page either: it folds into that hit there too).
+# Folding needs more ranked hits than a page shows: a first ranking fetches at least
+# ``SearchConfig.min_candidates`` (full text and vector: up to this many per hit wanted, fewer when the
+# folding facets have fewer values), then twice as many while too few hits are left after folding,
+# never more than ``_DEPTH_MAX``. A variant ranked below the candidates of a page is not listed in its
+# hit's ``also_in`` (nor shown as a hit on a later page: it folds into that hit there too).
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
 Ranked = list[tuple[str, float]]
@@ -182,11 +182,15 @@ class DocsIndex:
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self.facets[facet]))
-        # At least the hybrid candidate depth, so a first page's hits list their variants ranked
-        # among the top candidates whatever the page size.
-        depth = (
-            max(wanted * min(combinations, _FOLD_FACTOR), self.config.min_candidates) if folding else wanted
-        )
+        depth = wanted
+        if folding:
+            # At least the hybrid candidate depth, so a first page's hits list their variants ranked
+            # among the top candidates whatever the page size. A hybrid ranking starts at exactly
+            # that depth: its fused order depends on the depth (each leg is normalised over what it
+            # fetched), and the first pages must share one order, as they do without folding.
+            depth = max(wanted, self.config.min_candidates)
+            if ranking.mode != "hybrid":
+                depth = max(depth, wanted * min(combinations, _FOLD_FACTOR))
         while True:
             texts: dict[str, str] = {}
             ranked, complete = lance.run(self._ranked(ranking, depth, texts))
@@ -196,7 +200,7 @@ class DocsIndex:
             hits = self._folder.fold(ranked, rows, folding)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts
-            depth = min(_DEPTH_MAX, max(2 * depth, wanted * combinations))
+            depth = min(_DEPTH_MAX, 2 * depth)
 
     async def _ranked(self, ranking: _Ranking, depth: int, texts: dict[str, str]) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
