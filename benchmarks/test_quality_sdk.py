@@ -4,6 +4,8 @@ mistral corpora, top 5), scored by ``benchmarks/sdk_set.py``: recall over answer
 two languages (issue 15's folding drives it to 0; ``repeated_sections_strict`` uses the issue's
 wording of "the same section"). Full text, and local hybrid when the local model is installed (that
 build embeds 8,260 chunks: minutes, so ``./dev bench`` runs it, not the per-change quality gates).
+``test_quality_sdk_fulltext_without_folding`` turns folding and query-named languages off, for
+their effect in the same run.
 Run: ``.venv/bin/python -m pytest benchmarks/test_quality_sdk.py -s``.
 """
 
@@ -16,6 +18,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks import sdk_set
 from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchMode
 
@@ -31,11 +34,13 @@ def corpora_local_index(
     return out
 
 
-def _measure(benchmark: BenchmarkFixture, index: Path, mode: SearchMode) -> None:
+def _measure(
+    benchmark: BenchmarkFixture, index: Path, mode: SearchMode, config: SearchConfig | None = None
+) -> None:
     queries = sdk_set.load_set()
     figures: list[dict[str, sdk_set.Figures]] = []
     benchmark.pedantic(
-        lambda: figures.append(sdk_set.evaluate(DocsIndex.open(index), queries, 5, mode)),
+        lambda: figures.append(sdk_set.evaluate(DocsIndex.open(index, config=config), queries, 5, mode)),
         rounds=1,
         iterations=1,
     )
@@ -52,6 +57,10 @@ def _measure(benchmark: BenchmarkFixture, index: Path, mode: SearchMode) -> None
 
 def test_quality_sdk_fulltext(benchmark: BenchmarkFixture, corpora_index: Path) -> None:
     _measure(benchmark, corpora_index, "fulltext")
+
+
+def test_quality_sdk_fulltext_without_folding(benchmark: BenchmarkFixture, corpora_index: Path) -> None:
+    _measure(benchmark, corpora_index, "fulltext", SearchConfig(fold=False, infer_filters=False))
 
 
 def test_quality_sdk_local_hybrid(benchmark: BenchmarkFixture, corpora_local_index: Path) -> None:

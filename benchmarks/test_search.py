@@ -2,7 +2,10 @@
 
 On the real corpora index (no vectors: full text) and the synthetic 100k x 384-d index. The corpora
 index folds languages (``vector_collapse``); ``test_search_corpora_fulltext_unfolded`` is the same
-search with folding off, for the cost of folding in the same run.
+search with folding off, for the cost of folding in the same run (its five queries repeat, so each
+chunk's fold signature is computed once and reused). ``test_search_corpora_sdk_questions`` runs the
+51 SDK questions once each on a freshly opened index, folding and query-named languages on and off:
+what folding costs when every chunk is new to it.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from benchmarks import sdk_set
 from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
@@ -85,6 +89,25 @@ def test_search_corpora_fulltext(benchmark: BenchmarkFixture, corpora: DocsIndex
 @pytest.mark.timeout(900)
 def test_search_corpora_fulltext_unfolded(benchmark: BenchmarkFixture, corpora_unfolded: DocsIndex) -> None:
     _run(benchmark, corpora_unfolded, "fulltext", FILTERS["none"])
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("folding", ["on", "off"])
+def test_search_corpora_sdk_questions(benchmark: BenchmarkFixture, corpora_index: Path, folding: str) -> None:
+    questions = [query.query for query in sdk_set.load_set()]
+    config = SearchConfig(fold=folding == "on", infer_filters=folding == "on")
+
+    def fresh() -> tuple[tuple[DocsIndex], dict[str, object]]:
+        return (DocsIndex.open(corpora_index, config=config),), {}
+
+    def run(index: DocsIndex) -> None:
+        for question in questions:
+            index.search(SearchRequest(question, limit=10, mode="fulltext"))
+
+    benchmark.pedantic(run, setup=fresh, rounds=5, iterations=1)
+    per_question = benchmark.stats.stats.median / len(questions) * 1000
+    benchmark.extra_info["per_question_ms"] = round(per_question, 2)
+    print(f" folding {folding}: {per_question:.2f} ms a question", end="")
 
 
 @pytest.mark.timeout(900)

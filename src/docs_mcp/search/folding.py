@@ -27,7 +27,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 
 from docs_mcp.search.types import Variant
 
@@ -176,13 +175,11 @@ def path_words(spellings: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str
 
 def _shape(chunk_id: str, file_path: str, strip: Strip) -> tuple[str, tuple[str, ...], frozenset[str]]:
     """The file name, heading path (with part) and folder words of a hit, without its own values."""
-    path = PurePosixPath(file_path)
+    folder, _, name = file_path.rpartition("/")
     fragment = chunk_id[len(file_path) + 1 :] if chunk_id.startswith(file_path + "#") else ""
     headings = tuple(_plain(segment, strip) for segment in fragment.split("/")) if fragment else ()
-    folders = frozenset(
-        word for part in path.parent.parts for word in _cut(_ALNUM.findall(part.lower()), strip)
-    )
-    return _plain(path.name, strip), headings, folders
+    folders = frozenset(_cut(_ALNUM.findall(folder.lower()), strip))
+    return _plain(name, strip), headings, folders
 
 
 def _plain(text: str, strip: Strip) -> str:
@@ -192,6 +189,8 @@ def _plain(text: str, strip: Strip) -> str:
 def _cut(tokens: list[str], strip: Strip) -> list[str]:
     """``tokens`` without the words and word sequences of ``strip``."""
     for words in strip.sequences:
+        if words[0] not in tokens:
+            continue
         size = len(words)
         i = 0
         while i + size <= len(tokens):
@@ -199,6 +198,8 @@ def _cut(tokens: list[str], strip: Strip) -> list[str]:
                 del tokens[i : i + size]
             else:
                 i += 1
+    if strip.words.isdisjoint(tokens):
+        return tokens
     return [token for token in tokens if token not in strip.words]
 
 
