@@ -107,7 +107,9 @@ def test_a_blank_or_overlong_query_is_refused_before_it_reaches_the_index(query:
         SearchRequest(query)
 
 
-@pytest.mark.parametrize(("limit", "offset"), [(0, 0), (51, 0), (10, -1), (True, 0)])
+@pytest.mark.parametrize(
+    ("limit", "offset"), [(0, 0), (51, 0), (10, -1), (True, 0), (10, 10_001), (10, 2**63)]
+)
 def test_a_page_outside_the_limits_is_refused_when_the_request_is_made(limit: int, offset: int) -> None:
     with pytest.raises(QueryError, match=r"limit|offset"):
         SearchRequest("retries", limit=limit, offset=offset)

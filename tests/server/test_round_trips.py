@@ -15,6 +15,7 @@ from server_support import CURSOR_KEY
 from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
+from docs_mcp.server.cursor import SEARCH, CursorCodec
 from docs_mcp.server.schema import search_output_schema
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
@@ -127,3 +128,14 @@ async def test_zero_result_hints_still_come_with_inference_and_folding(client: C
     filtered, _ = await _search(client, query="dataclass", language="go")
     assert filtered["hits"] == []
     assert filtered["hint"]["suggested_filters"].get("language") == ["python"]
+
+
+@pytest.mark.parametrize("offset", [True, 2**63, -1])
+async def test_a_signed_cursor_with_an_offset_out_of_range_is_a_clear_tool_error(
+    client: Client, sdk_index: DocsIndex, offset: object
+) -> None:
+    # What a server holding the key could sign by mistake; found by fuzzing (2**63 was an internal error).
+    forged = CursorCodec(CURSOR_KEY, sdk_index.identity).seal(
+        SEARCH, {"q": "widget", "f": {}, "m": None, "o": offset, "l": 3}
+    )
+    assert "malformed" in await _error(client, cursor=forged)
