@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -25,10 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument(
         "--format",
-        choices=("text", "json"),
+        choices=("text", "json", "github"),
         default="text",
         help="text (default): one 'path:line: severity: message [rule]' line per finding; "
-        "json: the same as --json",
+        "json: the same as --json; github: one '::error file=...,line=...::message' (or ::warning) "
+        "GitHub Actions workflow command per finding, the file relative to $GITHUB_WORKSPACE (else "
+        "the current folder), so each lands as an annotation on its file and line",
     )
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     parser.add_argument("--verbose", action="store_true", help="list every file a summary warning stands for")
@@ -36,11 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.validate_output import FORMATS
+    from docs_mcp.authoring.validate_output import FORMATS, OutputOptions
     from docs_mcp.authoring.validation import validate
 
     report = validate(args.docs_dir, strict=args.strict)
-    sys.stdout.write(FORMATS[args.format](report, args.verbose))
-    if args.format == "text":
+    # Annotation paths are relative to the checkout GitHub names files by.
+    root = Path(os.environ.get("GITHUB_WORKSPACE") or ".")
+    options = OutputOptions(verbose=args.verbose, docs_dir=args.docs_dir, root=root)
+    sys.stdout.write(FORMATS[args.format](report, options))
+    if args.format != "json":
         print(report.summary(), file=sys.stderr)
     return 0 if report.ok else 1
