@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # A private Docker engine for the container tests, started as a child of the shell that sources this.
 #
 #   source .ci/docker-engine.sh
