@@ -51,8 +51,7 @@ image_for() {  # image_for INPUT TARGET: the image to run, built from this actio
 
 build_image=$(image_for "${DOCS_MCP_ACTION_BUILD_IMAGE:-}" build)
 
-# The artifact's `created` annotation is the commit's time, not the clock's: the same commit
-# publishes the same digest to any registry.
+# The artifact's `created` annotation: the commit's time (when the docs changed), not the clock's.
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$workspace" log -1 --format=%ct 2>/dev/null || true)}
 export SOURCE_DATE_EPOCH
 
