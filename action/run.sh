@@ -30,6 +30,7 @@ strict=()
 if truthy "${DOCS_MCP_ACTION_FAIL_ON_WARNINGS:-false}"; then strict=(--strict); fi
 bake=false
 if truthy "${DOCS_MCP_ACTION_SERVE_IMAGE:-false}"; then bake=true; fi
+serve_base='' serve_input='' serve_target=serve  # set once the index is built
 for secret in "$password" "$api_key"; do
     if [ -n "$secret" ]; then echo "::add-mask::$secret"; fi
 done
@@ -72,7 +73,7 @@ warnings=$(grep -c '^::warning ' "$work/annotations.txt" || true)
 report() {  # report [STAGE]: outputs and the job summary from what exists in $work
     docker run --rm --user "$(id -u):$(id -g)" -v "$work:$work" -v "$action_path/action:/action:ro" \
         --entrypoint python3 -e STAGE="${1:-}" -e ERRORS="$errors" -e WARNINGS="$warnings" \
-        -e STRICT="${#strict[@]}" -e SERVE_BASE="${serve_base:-${DOCS_MCP_ACTION_SERVE_IMAGE_BASE:-docs-mcp-serve}}" \
+        -e STRICT="${#strict[@]}" -e SERVE_BASE="${serve_base:-${serve_input:-docs-mcp-$serve_target}}" \
         -e DOCS_DIR="$docs_dir" -e REPOSITORY="$registry/$repository" \
         "$build_image" /action/report.py "$work"
     [ ! -f "$work/outputs.txt" ] || cat "$work/outputs.txt" >>"${GITHUB_OUTPUT:-/dev/null}"
@@ -103,13 +104,12 @@ else
 fi
 
 # --- the serve image with the index baked in (Dockerfile.serve, target idx, on the serve image)
+# The serve image for this index: an index of local vectors needs the local query embedder.
+provider=$(grep -o '"provider": *"[a-z]*"' "$work/build.json" | head -n 1 | cut -d'"' -f4 || true)
+serve_input=${DOCS_MCP_ACTION_SERVE_IMAGE_BASE:-} serve_target=serve
+if [ "$provider" = local ]; then serve_input=${DOCS_MCP_ACTION_SERVE_LOCAL_IMAGE_BASE:-} serve_target=serve-local; fi
 if [ "$bake" = true ]; then
-    provider=$(grep -o '"provider": *"[a-z]*"' "$work/build.json" | head -n 1 | cut -d'"' -f4 || true)
-    if [ "$provider" = local ]; then  # its queries need the local embedder
-        serve_base=$(image_for "${DOCS_MCP_ACTION_SERVE_LOCAL_IMAGE_BASE:-}" serve-local)
-    else
-        serve_base=$(image_for "${DOCS_MCP_ACTION_SERVE_IMAGE_BASE:-}" serve)
-    fi
+    serve_base=$(image_for "$serve_input" "$serve_target")
     serve_ref="$registry/$repository-serve:idx-$short_sha"
     # scripts/images stages the index in the action's checkout and builds Dockerfile.serve's idx
     # target onto the serve image; the embedding cache is not needed to serve.
