@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docs_mcp.authoring.model import SummaryFinding
-from docs_mcp.authoring.validate import ValidationReport, validate
 from docs_mcp.authoring.validate_output import (
     OutputOptions,
     annotation_path,
@@ -23,6 +22,7 @@ from docs_mcp.authoring.validate_output import (
     github,
     github_command,
 )
+from docs_mcp.authoring.validation import ValidationReport, validate
 from docs_mcp.cli.main import main
 from docs_mcp.errors import Finding
 
