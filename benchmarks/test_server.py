@@ -12,12 +12,10 @@ from __future__ import annotations
 import compileall
 import json
 import os
-import re
 import signal
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager
@@ -30,7 +28,8 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.serving import REPO_ROOT, env, http_server, memory_mib, serve_command
+
 QUERIES = [
     "create a short link",
     "retry configuration backoff",
@@ -47,33 +46,11 @@ QUERIES = [
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO_ROOT / "src"), env.get("PYTHONPATH", "")])
-    return env
-
-
 @pytest.fixture(scope="module", autouse=True)
 def _compiled_sources() -> None:
     """Byte-compile ``src`` as installing the wheel does: with PYTHONDONTWRITEBYTECODE set (as in CI
     shells) nothing would be cached, and every start would compile docs_mcp from source."""
     compileall.compile_dir(REPO_ROOT / "src", quiet=1)
-
-
-def _serve(index: Path, *extra: str) -> list[str]:
-    return [sys.executable, "-m", "docs_mcp", "serve", "--index", str(index), *extra]
-
-
-def _status_mib(pid: int, field: str) -> float:
-    """A memory figure of ``/proc/PID/status`` (``VmRSS``: now, ``VmHWM``: peak) in MiB."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(f"{field}:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError(f"no {field}")
-
-
-def _rss_mib(pid: int) -> float:
-    return _status_mib(pid, "VmRSS")
 
 
 @dataclass
@@ -103,8 +80,8 @@ def portal() -> Iterator[BlockingPortal]:
 
 @pytest.fixture(scope="module")
 def over_stdio(portal: BlockingPortal, corpora_index: Path) -> Iterator[Connected]:
-    command = _serve(corpora_index)
-    params = StdioServerParameters(command=command[0], args=command[1:], env=_env())
+    command = serve_command(corpora_index)
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env())
     yield from _connected(portal, params, None)
 
 
@@ -132,37 +109,15 @@ anyio.run(main)
 @pytest.fixture(scope="module")
 def over_sdk_stdio(portal: BlockingPortal, corpora_index: Path) -> Iterator[Connected]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-c", SDK_STDIO, str(corpora_index)], env=_env()
+        command=sys.executable, args=["-c", SDK_STDIO, str(corpora_index)], env=env()
     )
     yield from _connected(portal, params, None)
 
 
 @pytest.fixture(scope="module")
 def http_process(corpora_index: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    process = subprocess.Popen(
-        _serve(corpora_index, "--transport", "http", "--port", "0"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=_env(),
-    )
-    assert process.stderr is not None
-    url = ""
-    for line in process.stderr:  # bounded by the module timeout
-        found = re.search(r"at (http://\S+/mcp)", line)
-        if found:
-            url = found.group(1)
-            print(f"\n{line.strip()}")  # the server's own open + warm-up time
-            break
-    drain = threading.Thread(target=process.stderr.read, daemon=True)  # keep the pipe drained
-    drain.start()
-    assert url, "server did not start"
-    yield process, url
-    process.terminate()
-    process.wait(30)
-    drain.join(30)
-    process.stderr.close()  # else an unclosed-file ResourceWarning fails the session (-W error)
+    with http_server(corpora_index) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +191,7 @@ def _seconds_to_stop_on_sigterm(command: list[str], limit: float) -> float:
     """Start a stdio server, wait until it serves, send SIGTERM with its input still open; seconds until
     it exits (``limit`` when it had not: its input is then closed to end it)."""
     process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env()
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env()
     )
     assert process.stdin is not None and process.stdout is not None and process.stderr is not None
     with process.stdin, process.stdout, process.stderr:
@@ -259,7 +214,7 @@ def test_stdio_stops_on_a_signal_against_the_sdks(benchmark: Any, corpora_index:
     """SIGTERM to an idle stdio server whose client keeps its input open: ours stops at once; the
     SDK's transport waits for its reader thread, blocked on stdin until the next line or EOF."""
     limit = 5.0
-    ours = [_seconds_to_stop_on_sigterm(_serve(corpora_index), limit) for _ in range(3)]
+    ours = [_seconds_to_stop_on_sigterm(serve_command(corpora_index), limit) for _ in range(3)]
     sdk_command = [sys.executable, "-c", SDK_STDIO, str(corpora_index)]
     sdk = [_seconds_to_stop_on_sigterm(sdk_command, limit) for _ in range(3)]
     benchmark.pedantic(lambda: None, rounds=1)
@@ -312,7 +267,7 @@ def _first_answer(command: list[str]) -> tuple[float, float, float]:
     CPU seconds of the server process, its peak RSS in MiB)."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=_env()
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env()
     )
     assert process.stdin is not None and process.stdout is not None
     with process.stdin, process.stdout:
@@ -324,7 +279,7 @@ def _first_answer(command: list[str]) -> tuple[float, float, float]:
         assert not reply["result"].get("isError"), reply
         answered = time.perf_counter() - started
         # Not wait4's ru_maxrss: on Linux it also counts the parent's memory at fork (this pytest).
-        peak = _status_mib(process.pid, "VmHWM")
+        peak = memory_mib(process.pid, "VmHWM")
     _pid, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
     return answered, usage.ru_utime + usage.ru_stime, peak
@@ -363,7 +318,7 @@ def _reply(stream: Any, wanted: int) -> dict[str, Any]:
 def _spawn_seconds(code: str) -> tuple[float, float]:
     """Wall and CPU seconds of ``python -c code`` (a baseline of the same run)."""
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-c", code], env=_env())
+    process = subprocess.Popen([sys.executable, "-c", code], env=env())
     _pid, _status, usage = os.wait4(process.pid, 0)
     process.returncode = 0
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
@@ -390,7 +345,7 @@ def test_cold_start_to_first_answer(benchmark: Any, corpora_index: Path) -> None
     from machines of different speed or load compare as ratios. ``cpu_s`` is the server's CPU time
     and ``maxrss_mib`` its peak memory (the stdio serving process, the dub + mistral index).
     """
-    command = _serve(corpora_index)
+    command = serve_command(corpora_index)
     runs: list[tuple[float, float, float]] = []
     python: list[tuple[float, float]] = []
     floor: list[tuple[float, float]] = []
@@ -433,11 +388,11 @@ def test_resident_memory_of_the_http_server(
     benchmark: Any, over_http: Connected, http_process: tuple[subprocess.Popen[str], str]
 ) -> None:
     process, _url = http_process
-    idle = _rss_mib(process.pid)
+    idle = memory_mib(process.pid)
     queries = cycle(QUERIES)
     benchmark.pedantic(
         lambda: over_http.call("search_docs", {"query": next(queries)}), rounds=200, iterations=1
     )
-    busy = _rss_mib(process.pid)
+    busy = memory_mib(process.pid)
     benchmark.extra_info.update({"rss_mib_start": round(idle, 1), "rss_mib_after_queries": round(busy, 1)})
     print(f"\nHTTP server RSS: {idle:.0f} MiB at start of test, {busy:.0f} MiB after queries")

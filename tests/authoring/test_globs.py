@@ -35,9 +35,23 @@ pytestmark = pytest.mark.timeout(60)
         ("[^ab].md", "a.md", False),
         ("*" * 30 + "x", "a" * 22 + ".md", False),
         ("*a" * 20, "a" * 40, True),
+        ("**/*.md", "a.md", True),
+        ("**/*.md", "x/y/a.md", True),
+        ("*.md", "x/a.md", False),
+        ("./*.md", "a.md", True),
+        ("models/*.md", "models/a b.md", True),
+        ("models/*.md", "models/deep/a.md", False),
+        ("models/**", "models/deep/a.md", True),
+        ("sdks/*/README.md", "sdks/go/README.md", True),
+        ("{guides,tutorials}/*.md", "tutorials/x.md", True),
+        ("{guides,tutorials}/*.md", "reference/x.md", False),
+        ("file?.md", "file1.md", True),
+        ("[ab].md", "b.md", True),
+        ("[!ab].md", "b.md", False),
+        ("a+b (1).md", "a+b (1).md", True),
     ],
 )
-def test_globs_match_segment_by_segment(pattern: str, path: str, matches: bool) -> None:
+def test_globs_follow_shell_rules_matching_segment_by_segment(pattern: str, path: str, matches: bool) -> None:
     assert glob_matches(pattern, path) is matches
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.authoring.globs import glob_matches
 from docs_mcp.authoring.manifest import (
     DocsManifest,
     load_manifest,
@@ -210,31 +209,6 @@ def test_a_manifest_without_strategy_leaves_files_on_the_implicit_default() -> N
     settings = manifest.settings_for("a.md")
     assert settings.strategy == Strategy() and not settings.strategy_explicit
     assert dict(settings.metadata) == {"language": "go"}
-
-
-@pytest.mark.parametrize(
-    ("pattern", "path", "matches"),
-    [
-        ("**/*.md", "a.md", True),
-        ("**/*.md", "x/y/a.md", True),
-        ("*.md", "x/a.md", False),
-        ("./*.md", "a.md", True),
-        ("models/*.md", "models/a b.md", True),
-        ("models/*.md", "models/deep/a.md", False),
-        ("models/**", "models/deep/a.md", True),
-        ("sdks/*/README.md", "sdks/go/README.md", True),
-        ("{guides,tutorials}/*.md", "tutorials/x.md", True),
-        ("{guides,tutorials}/*.md", "reference/x.md", False),
-        ("file?.md", "file1.md", True),
-        ("[ab].md", "b.md", True),
-        ("[!ab].md", "b.md", False),
-        ("a+b (1).md", "a+b (1).md", True),
-    ],
-)
-def test_globs_follow_shell_rules_with_double_star_for_folders(
-    pattern: str, path: str, matches: bool
-) -> None:
-    assert glob_matches(pattern, path) is matches
 
 
 def test_value_aliases_are_read_per_value() -> None:
