@@ -57,6 +57,12 @@ docker_engine_stop() {
         kill -KILL "$DOCKER_ENGINE_PID" 2>/dev/null || true
     fi
     wait "$DOCKER_ENGINE_PID" 2>/dev/null || true
-    rm -rf "${DOCKER_ENGINE_RUN:?}"
+    # The engine can leave mounts under its exec root (netns/default, bound by network namespaces):
+    # detach them first, or rm fails with "Device or resource busy". Cleanup never fails the run.
+    local mount
+    { findmnt -rn -o TARGET | grep -F "$DOCKER_ENGINE_RUN/" || true; } | sort -r | while read -r mount; do
+        umount -l "$mount" 2>/dev/null || true
+    done
+    rm -rf "${DOCKER_ENGINE_RUN:?}" || echo "docker engine: could not remove $DOCKER_ENGINE_RUN" >&2
     unset DOCKER_ENGINE_PID DOCKER_ENGINE_RUN DOCKER_HOST
 }

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from docs_mcp.eval.queries import LabelledQuery, load_queries
+from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchMode, SearchRequest, Section
 
@@ -155,8 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--mode", choices=["hybrid", "fulltext", "vector"])
     parser.add_argument("--details", action="store_true", help="one JSON line per query after the table")
+    parser.add_argument(
+        "--unfolded", action="store_true", help="without folding and query-named values (the before)"
+    )
     args = parser.parse_args(argv)
-    index = DocsIndex.open(args.index)
+    config = SearchConfig(fold=False, infer_filters=False) if args.unfolded else None
+    index = DocsIndex.open(args.index, config=config)
     figures = evaluate(index, load_set(args.queries), args.k, args.mode)
     for name in sorted(figures, key=lambda n: (n == "all", n)):
         print(figures[name].line(name, args.k))
