@@ -5,17 +5,19 @@ from __future__ import annotations
 
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 from load_support import QUERIES, Load, call
-from registry_support import Registry
+from registry_support import Registry, start_registry, stop_registry
 from server_support import start_http_server, stop
 
-from docs_mcp.artifact import publish
+from docs_mcp.artifact import PublishResult, publish
 from docs_mcp.build.pipeline import BuildOptions, build
-from docs_mcp.errors import ConfigError
+from docs_mcp.errors import ConfigError, RegistryUnreachable
+from docs_mcp.server.registry_source import RegistrySource
 from docs_mcp.server.serving import RegistryOptions, serve
 
 pytestmark = pytest.mark.timeout(180)
@@ -96,3 +98,59 @@ def test_refresh_swaps_to_a_new_digest_under_load_without_a_failed_request(
 def test_a_refresh_interval_needs_a_registry_tag(example_index: Path) -> None:
     with pytest.raises(ConfigError, match="follows a registry tag"):
         serve(example_index, registry=RegistryOptions(refresh_interval=5))
+
+
+def _published_then_registry_stopped(
+    example_index: Path, tmp_path: Path, reference: Callable[[Registry, PublishResult], str]
+) -> tuple[str, PublishResult, Path]:
+    """Publish to a registry of this test's own, start serving it once (filling the cache), then stop
+    that registry: (the reference served, what was published, the cache)."""
+    own = start_registry(tmp_path / "registry")
+    cache = tmp_path / "cache"
+    try:
+        published = publish(example_index, own.ref("offline/index"), cache_dir=tmp_path / "publisher")
+        served = reference(own, published)
+        RegistrySource(served, cache_dir=cache).start()
+    finally:
+        stop_registry(own)
+    return served, published, cache
+
+
+def test_a_pinned_digest_the_cache_holds_starts_with_the_registry_down(
+    example_index: Path, tmp_path: Path
+) -> None:
+    served, published, cache = _published_then_registry_stopped(
+        example_index, tmp_path, lambda _, published: str(published.reference)
+    )
+    assert "@sha256:" in served
+    server = start_http_server(f"oci://{served}", "--cache-dir", str(cache))
+    try:
+        assert _hits(server.url, QUERIES[0])
+        assert httpx.get(f"{server.base}/healthz").json()["artifact"]["digest"] == published.digest
+    finally:
+        stop(server)
+
+
+def test_a_tag_falls_back_to_the_digest_it_last_resolved_to_when_the_registry_is_down(
+    example_index: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    served, published, cache = _published_then_registry_stopped(
+        example_index, tmp_path, lambda own, _: own.ref("offline/index")
+    )
+    with caplog.at_level("WARNING", logger="docs_mcp.server.registry_source"):
+        started = RegistrySource(served, cache_dir=cache).start()
+    assert started.digest == published.digest
+    assert "cannot be reached" in caplog.text and published.digest in caplog.text
+    server = start_http_server(f"oci://{served}", "--cache-dir", str(cache))
+    try:
+        assert _hits(server.url, QUERIES[0])
+        assert any("cannot be reached" in line for line in server.stderr_lines)
+    finally:
+        stop(server)
+
+
+def test_a_tag_never_pulled_here_is_an_error_when_the_registry_is_down(tmp_path: Path) -> None:
+    own = start_registry(tmp_path / "registry")
+    stop_registry(own)
+    with pytest.raises(RegistryUnreachable):
+        RegistrySource(own.ref("offline/never"), cache_dir=tmp_path / "cache").start()

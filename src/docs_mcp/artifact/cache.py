@@ -2,6 +2,7 @@
 
     CACHE/blobs/sha256/<hex>       verified blobs (layers), written once under their digest
     CACHE/indexes/<hex>/           unpacked indexes, by manifest digest (what ``serve oci://`` opens)
+    CACHE/tags/<sha256 of ref>     the digest a tag last resolved to (``serve``'s fallback offline)
 
 A blob is written to a private temporary name and renamed to its digest only after its size and
 digest checked out, so a blob in the cache is always whole; an interrupted download leaves at most a

@@ -26,7 +26,7 @@ from docs_mcp.store.manifest import MANIFEST_FILE, IndexManifest
 from docs_mcp.store.schema import LANCEDB_DIR
 from docs_mcp.store.swap import new_staging_dir, swap_in
 
-__all__ = ["PULL_RECORD", "PullResult", "pull", "resolve"]
+__all__ = ["PULL_RECORD", "PullResult", "pull", "recorded_digest", "resolve"]
 
 PULL_RECORD = ".docs-mcp-artifact.json"  # beside the index: which artifact it came from
 _PULLING = ".pulling-"
@@ -74,7 +74,7 @@ def pull(
     config = _fetch_config(client, artifact, ref)
     manifest = _read_config(config, ref)
     pinned = ref.pinned(fetched.digest)
-    if _recorded_digest(dest) == fetched.digest:
+    if recorded_digest(dest) == fetched.digest:
         return PullResult(pinned, fetched.digest, dest, manifest, artifact.layer, 0, True, _since(started))
     cache = BlobCache(cache_dir or default_cache_dir())
     downloaded = 0
@@ -114,7 +114,7 @@ def _read_config(config: bytes, ref: Reference) -> IndexManifest:
         raise ArtifactRejected(f"{ref}: its index manifest is not UTF-8 text") from error
 
 
-def _recorded_digest(dest: Path) -> str | None:
+def recorded_digest(dest: Path) -> str | None:
     """The manifest digest recorded by the pull that wrote ``dest``, if any."""
     try:
         return str(json.loads((dest / PULL_RECORD).read_text(encoding="utf-8"))["digest"])

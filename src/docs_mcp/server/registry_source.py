@@ -5,10 +5,17 @@ opened from there: a new digest gets a new folder, so swapping never touches the
 flight are reading. With a refresh interval a background thread polls the tag (one ``HEAD``); when it
 moves, the new digest is pulled, opened and warmed, then swapped in between requests. A failed poll
 or pull is logged and the current index keeps serving. Folders of indexes two swaps old are removed.
+
+A start needs the registry only for what the cache cannot answer: a reference pinned to a digest
+whose index the cache already unpacked (and verified when it pulled it) is opened without a request,
+and a tag whose registry cannot be reached (connection, TLS, timeout, 5xx) falls back, with a
+warning, to the digest that tag last resolved to here, when its index is still in the cache. A tag
+the registry answers for is always followed: "not found" and "unauthorized" stay errors.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import shutil
 import threading
@@ -19,7 +26,8 @@ from typing import Any
 
 from docs_mcp.artifact import Credentials, Reference, parse_reference, pull, resolve
 from docs_mcp.artifact.cache import BlobCache, default_cache_dir
-from docs_mcp.errors import DocsMcpError
+from docs_mcp.artifact.pulling import recorded_digest
+from docs_mcp.errors import DocsMcpError, RegistryUnreachable
 from docs_mcp.server.live import LiveIndex
 
 logger = logging.getLogger(__name__)
@@ -56,14 +64,63 @@ class RegistrySource:
         digest = digest or self.current_digest()
         pinned = self.reference.pinned(digest)
         path = self._cache.index_dir(digest)
-        pull(pinned, path, cache_dir=self._cache.root, credentials=self._credentials, insecure=self._insecure)
+        if recorded_digest(path) != digest:  # a digest names immutable content: unpacked once is enough
+            pull(
+                pinned,
+                path,
+                cache_dir=self._cache.root,
+                credentials=self._credentials,
+                insecure=self._insecure,
+            )
+        self._remember(digest)
         return PulledIndex(pinned, digest, path)
+
+    def start(self) -> PulledIndex:
+        """The index to start serving: :meth:`fetch`, or, when the registry cannot be reached, the
+        index this tag last resolved to, if the cache still holds it (logged as a warning)."""
+        try:
+            return self.fetch()
+        except RegistryUnreachable as error:
+            last = self._last_digest()
+            if last is None or recorded_digest(self._cache.index_dir(last)) != last:
+                raise
+            logger.warning(
+                "%s: the registry cannot be reached (%s); serving the cached %s it last pointed at",
+                self.reference,
+                error,
+                last,
+            )
+            return PulledIndex(self.reference.pinned(last), last, self._cache.index_dir(last))
 
     def current_digest(self) -> str:
         """The digest the reference points at now (the digest itself for a pinned reference)."""
         if self.reference.digest:
             return self.reference.digest
         return resolve(self.reference, credentials=self._credentials, insecure=self._insecure)
+
+    def _tag_record(self) -> Path:
+        name = hashlib.sha256(str(self.reference).encode("utf-8")).hexdigest()
+        return self._cache.root / "tags" / name
+
+    def _remember(self, digest: str) -> None:
+        """Record the digest a tag resolved to (written whole, then renamed into place)."""
+        if self.reference.digest:
+            return
+        record = self._tag_record()
+        try:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            partial = record.with_name(f"{record.name}.{threading.get_ident()}.partial")
+            partial.write_text(digest, encoding="utf-8")
+            partial.replace(record)
+        except OSError as error:  # a read-only cache still serves; it only cannot fall back later
+            logger.warning("could not record %s's digest in the cache: %s", self.reference, error)
+
+    def _last_digest(self) -> str | None:
+        try:
+            text = self._tag_record().read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return text if text.startswith("sha256:") else None
 
     def forget(self, keep: set[Path]) -> None:
         """Remove unpacked indexes of this cache not in ``keep`` (older swaps)."""

@@ -143,7 +143,7 @@ def _from_registry(
     source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
     if options.refresh_interval is not None and source.reference.digest:
         raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
-    pulled = source.fetch()
+    pulled = source.start()
     health["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
     with collector_paused():
         from docs_mcp.server.app import open_server
