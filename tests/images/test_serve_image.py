@@ -11,12 +11,16 @@ import pytest
 from image_support import (
     SERVE_UID,
     await_health,
+    build_images,
     docker_run_stdio,
     run_to_exit,
     serve_container,
     serving,
 )
 from mcp import Client
+from registry_support import Registry
+
+from docs_mcp.artifact import publish
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 
@@ -155,3 +159,28 @@ def test_a_bad_environment_value_is_a_usage_error_naming_the_variable(serve_imag
     ran = run_to_exit(serve_image, ["serve"], env={"DOCS_MCP_INDEX": "/index", "DOCS_MCP_PORT": "80a"})
     assert ran.exit_code == 2
     assert "DOCS_MCP_PORT" in ran.output
+
+
+@pytest.mark.anyio
+async def test_an_idx_image_bakes_an_artifact_pulled_by_digest_and_answers_offline(
+    serve_image: str, container_index: Path, registry: Registry, tmp_path: Path
+) -> None:
+    """``scripts/images idx oci://REF@sha256:...``: the artifact is pulled and verified while the
+    image builds (a registry on this host's 127.0.0.1), then served with no network at all."""
+    published = publish(container_index, registry.ref("images/baked"), cache_dir=tmp_path / "publisher")
+    (image,) = build_images(f"idx oci://{published.reference}")
+    assert image == f"docs-mcp-serve:idx-{published.digest.removeprefix('sha256:')[:12]}"
+    server = docker_run_stdio(image, "--network", "none", "--read-only", "-e", "DOCS_MCP_TRANSPORT=stdio")
+    async with Client(server) as client:
+        page = await client.call_tool("search_docs", {"query": "webhook signature", "limit": 2})
+        assert not page.is_error and isinstance(page.structured_content, dict)
+        assert page.structured_content["hits"]
+    baked = run_to_exit(
+        image, ["-c", "print(open('/index/.docs-mcp-artifact.json').read())"], entrypoint="python3"
+    )
+    assert json.loads(baked.output)["digest"] == published.digest
+
+
+def test_an_idx_image_of_a_tag_needs_a_name(serve_image: str, registry: Registry) -> None:
+    with pytest.raises(AssertionError, match="is a tag: pin it"):
+        build_images(f"idx oci://{registry.ref('images/baked')}")
