@@ -154,3 +154,27 @@ def test_a_tag_never_pulled_here_is_an_error_when_the_registry_is_down(tmp_path:
     stop_registry(own)
     with pytest.raises(RegistryUnreachable):
         RegistrySource(own.ref("offline/never"), cache_dir=tmp_path / "cache").start()
+
+
+def test_forgetting_old_swaps_removes_their_folders_and_layer_blobs(
+    registry: Registry, example_index: Path, index_b: Path, tmp_path: Path, examples_docs: Path
+) -> None:
+    docs_c = tmp_path / "docs-c"
+    shutil.copytree(examples_docs, docs_c)
+    (docs_c / "guides" / "ferry.md").write_text("# Ferry timetables\n\nThe ferry endpoint lists sailings.\n")
+    index_c = tmp_path / "index-c"
+    build(BuildOptions(docs_dir=docs_c, out=index_c))
+    ref = registry.ref("serve/forget")
+    cache = tmp_path / "cache"
+    source = RegistrySource(ref, cache_dir=cache)
+    pulled = []
+    for index in (example_index, index_b, index_c):
+        publish(index, ref, cache_dir=tmp_path / "publisher")
+        pulled.append(source.fetch())
+    blobs = {p.name for p in (cache / "blobs" / "sha256").iterdir()}
+    assert len(blobs) == 3 and len({p.digest for p in pulled}) == 3
+    source.forget({pulled[1].path, pulled[2].path})
+    assert sorted(p.name for p in (cache / "indexes").iterdir()) == sorted(p.path.name for p in pulled[1:])
+    left = {p.name for p in (cache / "blobs" / "sha256").iterdir()}
+    assert len(left) == 2 and left < blobs
+    assert all(p.path.is_dir() for p in pulled[1:])

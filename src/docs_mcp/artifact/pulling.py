@@ -81,7 +81,7 @@ def pull(
     if not cache.holds(artifact.layer):
         cache.store(artifact.layer, lambda write: client.fetch_blob(artifact.layer, write))
         downloaded = artifact.layer.size
-    _install(cache.blob_path(artifact.layer.digest), dest, config, pinned, max_bytes)
+    _install(cache.blob_path(artifact.layer.digest), dest, config, pinned, artifact.layer, max_bytes)
     return PullResult(
         pinned, fetched.digest, dest, manifest, artifact.layer, downloaded, False, _since(started)
     )
@@ -114,15 +114,18 @@ def _read_config(config: bytes, ref: Reference) -> IndexManifest:
         raise ArtifactRejected(f"{ref}: its index manifest is not UTF-8 text") from error
 
 
-def recorded_digest(dest: Path) -> str | None:
-    """The manifest digest recorded by the pull that wrote ``dest``, if any."""
+def recorded_digest(dest: Path, key: str = "digest") -> str | None:
+    """The manifest digest (or, with ``key="layer"``, the layer's) recorded by the pull that wrote
+    ``dest``, if any."""
     try:
-        return str(json.loads((dest / PULL_RECORD).read_text(encoding="utf-8"))["digest"])
+        return str(json.loads((dest / PULL_RECORD).read_text(encoding="utf-8"))[key])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _install(blob: Path, dest: Path, config: bytes, pinned: Reference, max_bytes: int) -> None:
+def _install(
+    blob: Path, dest: Path, config: bytes, pinned: Reference, layer: Descriptor, max_bytes: int
+) -> None:
     """Unpack ``blob`` beside ``dest``, check it is the index ``config`` describes, swap it in."""
     staging = new_staging_dir(dest, _PULLING)
     try:
@@ -134,7 +137,7 @@ def _install(blob: Path, dest: Path, config: bytes, pinned: Reference, max_bytes
             raise ArtifactRejected(
                 f"{pinned}: the index manifest in the layer differs from the artifact's config"
             )
-        record = {"reference": str(pinned), "digest": pinned.digest}
+        record = {"reference": str(pinned), "digest": pinned.digest, "layer": layer.digest}
         (staging / PULL_RECORD).write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
         swap_in(staging, dest)  # `staging` now holds the previous index, removed below
     finally:

@@ -4,7 +4,8 @@ Each artifact is unpacked into the cache under its manifest digest (``CACHE/inde
 opened from there: a new digest gets a new folder, so swapping never touches the folder requests in
 flight are reading. With a refresh interval a background thread polls the tag (one ``HEAD``); when it
 moves, the new digest is pulled, opened and warmed, then swapped in between requests. A failed poll
-or pull is logged and the current index keeps serving. Folders of indexes two swaps old are removed.
+or pull is logged and the current index keeps serving. Indexes two swaps old are removed, folder and
+layer blob.
 
 A start needs the registry only for what the cache cannot answer: a reference pinned to a digest
 whose index the cache already unpacked (and verified when it pulled it) is opened without a request,
@@ -123,11 +124,17 @@ class RegistrySource:
         return text if text.startswith("sha256:") else None
 
     def forget(self, keep: set[Path]) -> None:
-        """Remove unpacked indexes of this cache not in ``keep`` (older swaps)."""
+        """Remove unpacked indexes of this cache not in ``keep`` (older swaps), and their layer blobs
+        unless a kept index has the same layer: a server following a tag for months keeps a cache of
+        two indexes, not one per push."""
         folder = self._cache.root / "indexes"
+        kept_layers = {recorded_digest(path, "layer") for path in keep}
         for entry in folder.iterdir() if folder.is_dir() else ():
             if entry.is_dir() and entry not in keep and not entry.name.startswith("."):
+                layer = recorded_digest(entry, "layer")
                 shutil.rmtree(entry, ignore_errors=True)
+                if layer is not None and layer not in kept_layers:
+                    self._cache.blob_path(layer).unlink(missing_ok=True)
 
 
 def follow(
