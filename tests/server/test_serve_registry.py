@@ -11,8 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 from load_support import QUERIES, Load, call
+from mcp import Client, StdioServerParameters
 from registry_support import Registry, start_registry, stop_registry
-from server_support import start_http_server, stop
+from server_support import serve_command, server_env, start_http_server, stop
 
 from docs_mcp.artifact import PublishResult, publish
 from docs_mcp.build.pipeline import BuildOptions, build
@@ -178,3 +179,20 @@ def test_forgetting_old_swaps_removes_their_folders_and_layer_blobs(
     left = {p.name for p in (cache / "blobs" / "sha256").iterdir()}
     assert len(left) == 2 and left < blobs
     assert all(p.path.is_dir() for p in pulled[1:])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_an_index_from_the_registry_is_served_over_stdio(
+    registry: Registry, example_index: Path, tmp_path: Path
+) -> None:
+    published = publish(example_index, registry.ref("serve/stdio"), cache_dir=tmp_path / "publisher")
+    command = serve_command(f"oci://{registry.ref('serve/stdio')}", "--cache-dir", str(tmp_path / "cache"))
+    parameters = StdioServerParameters(command=command[0], args=command[1:], env=server_env())
+    async with Client(parameters) as client:
+        page = await client.call_tool("search_docs", {"query": "create a payment", "limit": 3})
+        assert not page.is_error and isinstance(page.structured_content, dict)
+        hit = page.structured_content["hits"][0]
+        window = await client.call_tool("get_doc", {"chunk_id": hit["chunk_id"]})
+        assert not window.is_error
+    assert (tmp_path / "cache" / "indexes" / published.digest.removeprefix("sha256:")).is_dir()
