@@ -79,18 +79,15 @@ class RowCatalog:
             for i, cid in enumerate(ids)
         ]
 
-    def hit_rows(self, ids: Collection[str]) -> dict[str, HitRow]:
-        """File and facet values of each of ``ids`` (what folding compares)."""
-        rows: dict[str, HitRow] = {}
-        for cid in ids:
-            number = self._row[cid]
-            facets: dict[str, str] = {}
-            for name, (values, codes) in self._facet_codes.items():
-                code = codes[number]
-                if code is not None:
-                    facets[name] = values[code]
-            rows[cid] = HitRow(self._where[cid][0], facets)
-        return rows
+    def hit_row(self, cid: str) -> HitRow:
+        """File and facet values of ``cid`` (what folding compares)."""
+        number = self._row[cid]
+        facets: dict[str, str] = {}
+        for name, (values, codes) in self._facet_codes.items():
+            code = codes[number]
+            if code is not None:
+                facets[name] = values[code]
+        return HitRow(self._where[cid][0], facets)
 
     def ids_with(self, values: Mapping[str, Collection[str]]) -> list[str]:
         """Ids of the chunks holding any of ``values[facet]`` for any facet, files sorted, in file order."""

@@ -25,7 +25,7 @@ folded hit is counted once, in its best hit.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from docs_mcp.search.types import Variant
@@ -82,17 +82,17 @@ class Folder:
         self._cache_size = cache_size
 
     def fold(
-        self, ranked: Iterable[tuple[str, float]], rows: Mapping[str, HitRow], facets: Sequence[str]
+        self, ranked: Iterable[tuple[str, float]], row_of: Callable[[str], HitRow], facets: Sequence[str]
     ) -> list[FoldedHit]:
         """``ranked`` (best first) with the same section in other values of ``facets`` folded into
-        its best hit; ``rows`` describes every ranked id."""
+        its best hit; ``row_of(id)`` describes a ranked id (asked only for chunks not seen before)."""
         folding = tuple(facets)
         kept: list[FoldedHit] = []
         groups: dict[tuple[object, ...], list[_Kept]] = {}
         for chunk_id, score in ranked:
             hit = FoldedHit(chunk_id, score)
             kept.append(hit)
-            signature = self._signature(chunk_id, rows, folding)
+            signature = self._signature(chunk_id, row_of, folding)
             if signature is None:
                 continue  # not in every folding facet: never the same section as another hit
             own, headings = signature.own, signature.headings
@@ -118,12 +118,12 @@ class Folder:
         return kept
 
     def _signature(
-        self, chunk_id: str, rows: Mapping[str, HitRow], folding: tuple[str, ...]
+        self, chunk_id: str, row_of: Callable[[str], HitRow], folding: tuple[str, ...]
     ) -> _Signature | None:
         cached = self._cache.get((chunk_id, folding), self)
         if cached is not self:
             return cached  # type: ignore[return-value]
-        row = rows[chunk_id]
+        row = row_of(chunk_id)
         own = tuple(row.facets[facet] for facet in folding if facet in row.facets)
         signature = None
         if len(own) == len(folding):
@@ -146,8 +146,8 @@ def fold(
     facets: Sequence[str],
     names: Mapping[str, Mapping[str, Strip]],
 ) -> list[FoldedHit]:
-    """``Folder(names).fold(ranked, rows, facets)``, for one ranking."""
-    return Folder(names).fold(ranked, rows, facets)
+    """``Folder(names).fold(ranked, rows.__getitem__, facets)``, for one ranking."""
+    return Folder(names).fold(ranked, rows.__getitem__, facets)
 
 
 @dataclass(frozen=True)

@@ -196,8 +196,7 @@ class DocsIndex:
             ranked, complete = lance.run(self._ranked(ranking, depth, texts))
             if not folding:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts
-            rows = self._catalog.hit_rows([cid for cid, _ in ranked])
-            hits = self._folder.fold(ranked, rows, folding)
+            hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts
             depth = min(_DEPTH_MAX, 2 * depth)
