@@ -7,10 +7,8 @@ only read; the row catalog is built at open and never changed.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +21,13 @@ from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
-from docs_mcp.search.folding import FoldedHit, Folder, path_words
-from docs_mcp.search.fusion import fuse
+from docs_mcp.search.folding import Folder, path_words
 from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.query import fulltext_query
+from docs_mcp.search.ranking import Ranker, Ranking
 from docs_mcp.search.snippets import make_snippet
 from docs_mcp.search.types import (
     CONTEXT_MAX,
-    LIMIT_MAX,
-    OFFSET_MAX,
     UNFILTERED,
     SearchMode,
     SearchPage,
@@ -47,26 +43,6 @@ __all__ = ["DocsIndex"]
 log = logging.getLogger(__name__)
 
 _SUGGEST_DEPTH = 200
-# Folding needs more ranked hits than a page shows: a first ranking fetches at least
-# ``SearchConfig.min_candidates`` (full text and vector: up to this many per hit wanted, fewer when the
-# folding facets have fewer values), then twice as many while too few hits are left after folding,
-# never more than ``_DEPTH_MAX``. A variant ranked below the candidates of a page is not listed in its
-# hit's ``also_in`` (nor shown as a hit on a later page: it folds into that hit there too).
-_FOLD_FACTOR = 4
-_DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
-Ranked = list[tuple[str, float]]
-
-
-@dataclass(frozen=True)
-class _Ranking:
-    """What one search ranks: mode, query, query vector, and the filters (``preferred``: the
-    filters with the inferred values, whose hits come first)."""
-
-    mode: SearchMode
-    query: str
-    vector: Sequence[float] | None
-    preferred: str | None
-    where: str | None
 
 
 class DocsIndex:
@@ -105,6 +81,7 @@ class DocsIndex:
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
         self._ef = config.hnsw_ef if indexed else None
         self._async_table: Any = lance.run(lance.open_table(path))
+        self._ranker = Ranker(self._async_table, config, self._ef, self._catalog, self._folder, self.facets)
 
     @classmethod
     def open(
@@ -163,8 +140,8 @@ class DocsIndex:
             if vector is None:
                 mode, fallback = "fulltext", problem
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
-        ranking = _Ranking(mode, request.query, vector, preferred, where)
-        hits, texts = self._folded(ranking, folding, wanted)
+        ranking = Ranking(mode, request.query, vector, preferred, where)
+        hits, texts = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         sections = self._catalog.sections(
             [hit.chunk_id for hit in page],
@@ -174,65 +151,6 @@ class DocsIndex:
         )
         has_more = len(hits) > request.offset + request.limit
         return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, inferred)
-
-    def _folded(
-        self, ranking: _Ranking, folding: list[str], wanted: int
-    ) -> tuple[list[FoldedHit], dict[str, str]]:
-        """The ranking with folding applied, ``wanted`` hits long when the index has that many."""
-        combinations = 1
-        for facet in folding:
-            combinations *= max(1, len(self.facets[facet]))
-        depth = wanted
-        if folding:
-            # At least the hybrid candidate depth, so a first page's hits list their variants ranked
-            # among the top candidates whatever the page size. A hybrid ranking starts at exactly
-            # that depth: its fused order depends on the depth (each leg is normalised over what it
-            # fetched), and the first pages must share one order, as they do without folding.
-            depth = max(wanted, self.config.min_candidates)
-            if ranking.mode != "hybrid":
-                depth = max(depth, wanted * min(combinations, _FOLD_FACTOR))
-        while True:
-            texts: dict[str, str] = {}
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts))
-            if not folding:
-                return [FoldedHit(cid, score) for cid, score in ranked], texts
-            hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
-            if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
-                return hits, texts
-            depth = min(_DEPTH_MAX, 2 * depth)
-
-    async def _ranked(self, ranking: _Ranking, depth: int, texts: dict[str, str]) -> tuple[Ranked, bool]:
-        """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
-        when there is one (the rest only once those are complete, so every page is a prefix of the
-        same order). Row texts go into ``texts``."""
-        if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts)
-        if not complete:
-            return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts)
-        seen = {cid for cid, _ in first}
-        return first + [(cid, score) for cid, score in rest if cid not in seen], complete
-
-    async def _leg_ranking(
-        self, ranking: _Ranking, where: str | None, wanted: int, texts: dict[str, str]
-    ) -> tuple[Ranked, bool]:
-        """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
-        on the event loop; row texts go into ``texts``."""
-        mode, query, vector = ranking.mode, ranking.query, ranking.vector
-        if mode == "fulltext":
-            found = await lance.text_leg(
-                self._async_table, fulltext_query(query, self.config), where, wanted, texts
-            )
-            return found, len(found) < wanted
-        depth = wanted if mode == "vector" else max(wanted, self.config.min_candidates)
-        by_vector = lance.vector_leg(self._async_table, vector or [], where, depth, self._ef, texts)
-        if mode == "vector":
-            found = await by_vector
-            return found, len(found) < depth
-        by_text = lance.text_leg(self._async_table, fulltext_query(query, self.config), where, depth, texts)
-        text, vectors = await asyncio.gather(by_text, by_vector)
-        return fuse(text, vectors, self.config.fusion), len(text) < depth and len(vectors) < depth
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:
         if self.manifest.embedding is None:

@@ -1,0 +1,121 @@
+"""How one search ranks: the full-text and vector legs on LanceDB, their fusion, the hits of the
+values a query names first, then folding (the variants of one section in several languages become one
+hit). ``Ranker`` runs it for ``DocsIndex.search``, which decides what to rank and pages the result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from docs_mcp.search import lance
+from docs_mcp.search.catalog import RowCatalog
+from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.folding import FoldedHit, Folder
+from docs_mcp.search.fusion import fuse
+from docs_mcp.search.query import fulltext_query
+from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, SearchMode
+
+__all__ = ["Ranker", "Ranking"]
+
+# Folding needs more ranked hits than a page shows: a first ranking fetches at least
+# ``SearchConfig.min_candidates`` (full text and vector: up to this many per hit wanted, fewer when the
+# folding facets have fewer values), then twice as many while too few hits are left after folding,
+# never more than ``_DEPTH_MAX``. A variant ranked below the candidates of a page is not listed in its
+# hit's ``also_in`` (nor shown as a hit on a later page: it folds into that hit there too).
+_FOLD_FACTOR = 4
+_DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
+Ranked = list[tuple[str, float]]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """What one search ranks: mode, query, query vector, and the filters (``preferred``: the
+    filters with the inferred values, whose hits come first)."""
+
+    mode: SearchMode
+    query: str
+    vector: Sequence[float] | None
+    preferred: str | None
+    where: str | None
+
+
+class Ranker:
+    """Ranks searches of one opened index (its async LanceDB table, row catalog and folder)."""
+
+    def __init__(
+        self,
+        table: Any,
+        config: SearchConfig,
+        ef: int | None,
+        catalog: RowCatalog,
+        folder: Folder,
+        facets: Mapping[str, Sequence[str]],
+    ) -> None:
+        self._table = table
+        self._config = config
+        self._ef = ef
+        self._catalog = catalog
+        self._folder = folder
+        self._facets = facets
+
+    def folded(
+        self, ranking: Ranking, folding: list[str], wanted: int
+    ) -> tuple[list[FoldedHit], dict[str, str]]:
+        """The ranking with folding applied, ``wanted`` hits long when the index has that many."""
+        combinations = 1
+        for facet in folding:
+            combinations *= max(1, len(self._facets[facet]))
+        depth = wanted
+        if folding:
+            # At least the hybrid candidate depth, so a first page's hits list their variants ranked
+            # among the top candidates whatever the page size. A hybrid ranking starts at exactly
+            # that depth: its fused order depends on the depth (each leg is normalised over what it
+            # fetched), and the first pages must share one order, as they do without folding.
+            depth = max(wanted, self._config.min_candidates)
+            if ranking.mode != "hybrid":
+                depth = max(depth, wanted * min(combinations, _FOLD_FACTOR))
+        while True:
+            texts: dict[str, str] = {}
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts))
+            if not folding:
+                return [FoldedHit(cid, score) for cid, score in ranked], texts
+            hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
+            if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
+                return hits, texts
+            depth = min(_DEPTH_MAX, 2 * depth)
+
+    async def _ranked(self, ranking: Ranking, depth: int, texts: dict[str, str]) -> tuple[Ranked, bool]:
+        """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
+        when there is one (the rest only once those are complete, so every page is a prefix of the
+        same order). Row texts go into ``texts``."""
+        if ranking.preferred is None:
+            return await self._leg_ranking(ranking, ranking.where, depth, texts)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts)
+        if not complete:
+            return first, False
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts)
+        seen = {cid for cid, _ in first}
+        return first + [(cid, score) for cid, score in rest if cid not in seen], complete
+
+    async def _leg_ranking(
+        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str]
+    ) -> tuple[Ranked, bool]:
+        """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
+        on the event loop; row texts go into ``texts``."""
+        mode, query, vector = ranking.mode, ranking.query, ranking.vector
+        if mode == "fulltext":
+            found = await lance.text_leg(
+                self._table, fulltext_query(query, self._config), where, wanted, texts
+            )
+            return found, len(found) < wanted
+        depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
+        by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts)
+        if mode == "vector":
+            found = await by_vector
+            return found, len(found) < depth
+        by_text = lance.text_leg(self._table, fulltext_query(query, self._config), where, depth, texts)
+        text, vectors = await asyncio.gather(by_text, by_vector)
+        return fuse(text, vectors, self._config.fusion), len(text) < depth and len(vectors) < depth
