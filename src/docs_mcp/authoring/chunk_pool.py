@@ -12,11 +12,13 @@ A helper that cannot start, dies or answers garbage costs nothing but time: its 
 this process, so the result is always the same as chunking everything here.
 
 Measured against ``concurrent.futures.ProcessPoolExecutor`` (forkserver, the start method that is safe
-in a threaded caller) in the same run (``benchmarks/test_replacements.py::
-test_chunk_pool_against_the_standard_process_pool``, 990 files, 2 workers, Python 3.11): 6.28 s with
-the executor (each worker re-imports and unpickles per task), 4.62 s with this pool (1.36x). On that
-run the machine's two cores were busy with other work and one process took 4.01 s: helpers pay off
-only where cores are free (``load_corpus`` starts them from ``PARALLEL_THRESHOLD`` files on).
+in a threaded caller) and one process in the same run (``benchmarks/test_replacements.py::
+test_chunk_pool_against_the_standard_process_pool``, all 3,958 SDK corpus files, 2 workers, Python
+3.11, quiet machine): one process 3.34 s, the executor 2.03 s, this pool 2.15 s (1.56x one process,
+0.94x the executor). So it is kept for the safety above, not for speed over the executor; its gates
+(``thresholds.toml``) say it must beat one process and stay near the executor. Helpers start at
+construction, so their imports (~0.2 s) overlap with the caller reading files; ``load_corpus`` uses
+them from ``PARALLEL_THRESHOLD`` files on.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ import pickle
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from docs_mcp.authoring.chunking import ChunkedFile, chunk_file
@@ -82,20 +83,21 @@ class ChunkPool:
                 yield chunk_file(*job)
             return
         shares = _partition(jobs, 1 + len(helpers))
+        # Each helper gets its whole share before this process starts on its own: a helper reads all
+        # of its input before it chunks, and feeding it from a thread beside this CPU-bound loop
+        # starved that thread of the GIL (one 64 KiB pipe write per 5 ms switch interval), so the
+        # helpers started late and two processes took as long as one.
+        pairs = list(zip(helpers, shares[1:], strict=True))
+        sent = [_send(helper, [jobs[i] for i in share]) for helper, share in pairs]
         results: dict[int, ChunkedFile] = {}
-        with ThreadPoolExecutor(max_workers=max(1, len(helpers))) as threads:
-            answers = [
-                threads.submit(_run_helper, helper, [jobs[i] for i in share])
-                for helper, share in zip(helpers, shares[1:], strict=True)
-            ]
-            for index in shares[0]:
-                results[index] = chunk_file(*jobs[index])
-            for share, answer in zip(shares[1:], answers, strict=True):
-                chunked = answer.result()
-                if chunked is None or len(chunked) != len(share):
-                    chunked = [chunk_file(*jobs[i]) for i in share]  # the helper failed: do it here
-                results.update(zip(share, chunked, strict=True))
-        self._helpers = []
+        for index in shares[0]:
+            results[index] = chunk_file(*jobs[index])
+        for (helper, share), ok in zip(pairs, sent, strict=True):
+            chunked = _receive(helper) if ok else None
+            if chunked is None or len(chunked) != len(share):
+                chunked = [chunk_file(*jobs[i]) for i in share]  # the helper failed: do it here
+            results.update(zip(share, chunked, strict=True))
+        self.close()  # every helper has answered or failed: close their pipes, reap them
         yield from (results[index] for index in range(len(jobs)))
 
 
@@ -124,11 +126,23 @@ def _start_helper(python: str) -> subprocess.Popen[bytes] | None:
         return None  # no helper: this process chunks its share
 
 
-def _run_helper(helper: subprocess.Popen[bytes], jobs: list[Job]) -> list[ChunkedFile] | None:
-    """Send ``jobs`` to ``helper`` and read its answer; None when it failed in any way."""
+def _send(helper: subprocess.Popen[bytes], jobs: list[Job]) -> bool:
+    """Write ``jobs`` to ``helper`` and close its input; False when it cannot take them."""
+    assert helper.stdin is not None
     try:
-        out, _ = helper.communicate(pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL))
-        if helper.returncode != 0:
+        helper.stdin.write(pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL))
+        helper.stdin.close()
+    except OSError:  # it died (BrokenPipeError) or never started properly
+        return False
+    return True
+
+
+def _receive(helper: subprocess.Popen[bytes]) -> list[ChunkedFile] | None:
+    """The helper's answer; None when it failed in any way."""
+    assert helper.stdout is not None
+    try:
+        out = helper.stdout.read()
+        if helper.wait() != 0:
             return None
         answer = pickle.loads(out)  # our own child process, on our own pipe
     except (OSError, pickle.UnpicklingError, EOFError, ValueError):
