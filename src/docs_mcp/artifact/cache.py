@@ -81,6 +81,33 @@ class BlobCache:
             partial.unlink(missing_ok=True)
         return path
 
+    def remember_tag(self, reference: str, digest: str) -> None:
+        """Record the manifest digest the tag ``reference`` resolved to (what ``serve`` falls back to
+        when the registry cannot be reached), written whole, then renamed into place.
+
+        Raises ``OSError`` when the cache cannot be written (a read-only volume).
+        """
+        path = self._tag_path(reference)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._clean_partials(path.parent)
+        partial = path.with_name(f"{path.name}{_PARTIAL}{os.getpid()}")
+        try:
+            partial.write_text(digest, encoding="utf-8")
+            os.replace(partial, path)
+        finally:
+            partial.unlink(missing_ok=True)
+
+    def last_digest(self, reference: str) -> str | None:
+        """The digest :meth:`remember_tag` last recorded for ``reference``, if any."""
+        try:
+            text = self._tag_path(reference).read_text(encoding="utf-8").strip()
+        except OSError:
+            return None
+        return text if text.startswith("sha256:") else None
+
+    def _tag_path(self, reference: str) -> Path:
+        return self.root / "tags" / hashlib.sha256(reference.encode("utf-8")).hexdigest()
+
     @staticmethod
     def _clean_partials(folder: Path) -> None:
         """Remove temporary blobs of pulls that died (their process is gone)."""

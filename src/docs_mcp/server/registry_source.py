@@ -16,7 +16,6 @@ the registry answers for is always followed: "not found" and "unauthorized" stay
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import shutil
 import threading
@@ -82,7 +81,7 @@ class RegistrySource:
         try:
             return self.fetch()
         except RegistryUnreachable as error:
-            last = self._last_digest()
+            last = self._cache.last_digest(str(self.reference))
             if last is None or recorded_digest(self._cache.index_dir(last)) != last:
                 raise
             logger.warning(
@@ -99,29 +98,14 @@ class RegistrySource:
             return self.reference.digest
         return resolve(self.reference, credentials=self._credentials, insecure=self._insecure)
 
-    def _tag_record(self) -> Path:
-        name = hashlib.sha256(str(self.reference).encode("utf-8")).hexdigest()
-        return self._cache.root / "tags" / name
-
     def _remember(self, digest: str) -> None:
-        """Record the digest a tag resolved to (written whole, then renamed into place)."""
+        """Record the digest a tag resolved to, for :meth:`start`'s fallback."""
         if self.reference.digest:
             return
-        record = self._tag_record()
         try:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            partial = record.with_name(f"{record.name}.{threading.get_ident()}.partial")
-            partial.write_text(digest, encoding="utf-8")
-            partial.replace(record)
+            self._cache.remember_tag(str(self.reference), digest)
         except OSError as error:  # a read-only cache still serves; it only cannot fall back later
             logger.warning("could not record %s's digest in the cache: %s", self.reference, error)
-
-    def _last_digest(self) -> str | None:
-        try:
-            text = self._tag_record().read_text(encoding="utf-8").strip()
-        except OSError:
-            return None
-        return text if text.startswith("sha256:") else None
 
     def forget(self, keep: set[Path]) -> None:
         """Remove unpacked indexes of this cache not in ``keep`` (older swaps), and their layer blobs
