@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 from evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 
-from docs_mcp.authoring.model import Chunk
-from docs_mcp.build.pipeline import BuildOptions, build
-from docs_mcp.build.rows import chunk_rows
-from docs_mcp.build.writer import write_index
+from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.errors import ConfigError
+from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.indexing.rows import chunk_rows
+from docs_mcp.indexing.writer import write_index
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
 SYNTHETIC_DIMENSIONS = 384
@@ -125,7 +125,7 @@ def synthetic_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     facets = ["language", "scope"]
     write_index(out, chunk_rows(chunks, facets, vectors), facets)
-    from docs_mcp.store.manifest import FORMAT_VERSION, EmbeddingInfo, IndexManifest, write_manifest
+    from docs_mcp.store.index_manifest import FORMAT_VERSION, EmbeddingInfo, IndexManifest, write_manifest
 
     write_manifest(
         out,

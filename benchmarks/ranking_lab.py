@@ -42,18 +42,18 @@ from tokenizers import Tokenizer
 from benchmarks.sdk_set import QUERIES as SDK_QUERIES
 from benchmarks.sdk_set import load_set, repeated
 from benchmarks.sdk_set import score as sdk_score
-from docs_mcp.authoring.corpus import load_corpus
-from docs_mcp.authoring.model import Chunk
-from docs_mcp.build.pipeline import BuildOptions, build
-from docs_mcp.build.rows import chunk_rows
-from docs_mcp.build.writer import write_index
+from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.local import LocalProvider, find_tokenizer
 from docs_mcp.eval.queries import LabelledQuery, load_queries
+from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.indexing.rows import chunk_rows
+from docs_mcp.indexing.writer import write_index
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.fusion import FusionConfig, fuse
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest, Section
-from docs_mcp.store.manifest import read_manifest, write_manifest
+from docs_mcp.store.index_manifest import read_manifest, write_manifest
 from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from docs_mcp.authoring.chunking import chunk_file
-from docs_mcp.authoring.model import FileSettings
+from docs_mcp.chunk.chunking import chunk_file
+from docs_mcp.chunk.chunks import FileSettings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from evaldata_sets import materialize_sdk_corpora
 
-from docs_mcp.authoring.corpus import Corpus, load_corpus
+from docs_mcp.corpus.loader import Corpus, load_corpus
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from benchmarks.test_search import QUERIES
 from docs_mcp.embedding.local import LocalProvider
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
-from docs_mcp.store.manifest import EmbeddingInfo, read_manifest, write_manifest
+from docs_mcp.store.index_manifest import EmbeddingInfo, read_manifest, write_manifest
 from docs_mcp.store.schema import LANCEDB_DIR
 
 pytestmark = pytest.mark.timeout(1800)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from docs_mcp.build.pipeline import CACHE_DIR_NAME, BuildOptions, BuildResult, build
+from docs_mcp.indexing.pipeline import CACHE_DIR_NAME, BuildOptions, BuildResult, build
 
 pytestmark = pytest.mark.timeout(1800)
 

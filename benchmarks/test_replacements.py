@@ -27,11 +27,11 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-from docs_mcp.authoring.chunk_pool import ChunkPool
-from docs_mcp.authoring.chunking import chunk_file
-from docs_mcp.authoring.inline_text import inline_plain_text
-from docs_mcp.authoring.markdown import _parser
-from docs_mcp.authoring.model import FileSettings
+from docs_mcp.chunk.chunk_pool import ChunkPool
+from docs_mcp.chunk.chunking import chunk_file
+from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.parse.inline_text import inline_plain_text
+from docs_mcp.parse.markdown import _parser
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.schema import search_input_schema
 from docs_mcp.store.swap import exchange_dirs
@@ -99,7 +99,7 @@ def test_md_table_against_markdown_its_table_rule(
     )
 
 
-# -- authoring/inline_text.py: plain text of inline markdown -------------------------------------------
+# -- parse/inline_text.py: plain text of inline markdown -------------------------------------------
 
 
 def _library_inline_text(md: MarkdownIt, source: str) -> str:
@@ -146,7 +146,7 @@ def test_inline_text_against_markdown_its_inline_parser(
     )
 
 
-# -- authoring/chunk_pool.py: chunking in helper processes ---------------------------------------------
+# -- chunk/chunk_pool.py: chunking in helper processes ---------------------------------------------
 
 
 def _chunk_with_executor(jobs: list[tuple[str, str, FileSettings]]) -> int:

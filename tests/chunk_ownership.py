@@ -7,9 +7,9 @@ no chunk is over its file's ``max_chunk_size``; ids are unique and ordinals run 
 
 from __future__ import annotations
 
-from docs_mcp.authoring.chunking import ChunkedFile
-from docs_mcp.authoring.markdown import normalise, parse
-from docs_mcp.authoring.model import Chunk
+from docs_mcp.chunk.chunking import ChunkedFile
+from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.parse.markdown import normalise, parse
 
 
 def owned_span(lines: list[str], chunk: Chunk) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.authoring.slug import slugify
+from docs_mcp.chunk.slug import slugify
 from docs_mcp.cli.main import COMMANDS, build_parser
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -16,9 +16,9 @@ import pytest
 _BENCH = "benchmarks/test_replacements.py::"
 # module -> the benchmark that compares it with the library it replaces
 REPLACEMENTS = {
-    "docs_mcp.authoring.md_table": _BENCH + "test_md_table_against_markdown_its_table_rule",
-    "docs_mcp.authoring.inline_text": _BENCH + "test_inline_text_against_markdown_its_inline_parser",
-    "docs_mcp.authoring.chunk_pool": _BENCH + "test_chunk_pool_against_the_standard_process_pool",
+    "docs_mcp.parse.md_table": _BENCH + "test_md_table_against_markdown_its_table_rule",
+    "docs_mcp.parse.inline_text": _BENCH + "test_inline_text_against_markdown_its_inline_parser",
+    "docs_mcp.chunk.chunk_pool": _BENCH + "test_chunk_pool_against_the_standard_process_pool",
     "docs_mcp.store.swap": _BENCH + "test_swap_exchange_leaves_no_moment_without_an_index",
     "docs_mcp.server.stdio": "benchmarks/test_server.py::test_stdio_transport_against_the_sdks",
     "docs_mcp.server.arguments": _BENCH + "test_argument_fast_path_against_jsonschema",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 
 EXTRA_PAGE = """# Zebra crossings
 

@@ -17,7 +17,7 @@ from docs_mcp.artifact.oci import (
     parse_manifest,
 )
 from docs_mcp.errors import ArtifactRejected
-from docs_mcp.store.manifest import EmbeddingInfo, IndexManifest
+from docs_mcp.store.index_manifest import EmbeddingInfo, IndexManifest
 
 GOLDEN = Path(__file__).parent / "fixtures" / "index-manifest.json"
 CONFIG = Descriptor(CONFIG_MEDIA_TYPE, "sha256:" + "1" * 64, 463)

@@ -13,10 +13,10 @@ from registry_support import Registry, require_tool
 
 from docs_mcp.artifact import publish, pull
 from docs_mcp.artifact.oci import ARTIFACT_TYPE
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
-from docs_mcp.store.manifest import read_manifest
+from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(120)
 QUERIES = ["retry a failed payment", "webhook signature", "paginate list results", "authentication token"]

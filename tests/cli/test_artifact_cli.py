@@ -11,8 +11,8 @@ import pytest
 from index_fixtures import write_docs
 from registry_support import Registry
 
-from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import main
+from docs_mcp.indexing.pipeline import BuildOptions, build
 
 pytestmark = pytest.mark.timeout(120)
 REPO_ROOT = Path(__file__).resolve().parents[2]

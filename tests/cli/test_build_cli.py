@@ -16,7 +16,7 @@ from index_fixtures import write_docs
 from docs_mcp.cli.main import main
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
-from docs_mcp.store.manifest import MANIFEST_FILE
+from docs_mcp.store.index_manifest import MANIFEST_FILE
 
 pytestmark = pytest.mark.timeout(180)
 

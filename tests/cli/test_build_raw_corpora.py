@@ -7,8 +7,8 @@ from pathlib import Path
 import lancedb
 import pytest
 
-from docs_mcp.authoring.model import DEFAULT_MAX_CHUNK_SIZE
 from docs_mcp.cli.main import main
+from docs_mcp.parse.strategy import DEFAULT_MAX_CHUNK_SIZE
 from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME
 
 pytestmark = pytest.mark.timeout(600)

@@ -11,7 +11,7 @@ from docs_mcp.cli.main import main
 
 pytestmark = pytest.mark.timeout(120)
 
-FIXTURES = Path(__file__).parents[1] / "authoring" / "fixtures" / "fix"
+FIXTURES = Path(__file__).parents[1] / "fix" / "fixtures" / "fix"
 
 
 def test_fix_prints_the_proposal_and_writes_nothing_without_write(

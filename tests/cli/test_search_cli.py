@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from index_fixtures import write_docs
 
-from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import main
+from docs_mcp.indexing.pipeline import BuildOptions, build
 
 pytestmark = pytest.mark.timeout(120)
 SRC = str(Path(__file__).resolve().parents[2] / "src")

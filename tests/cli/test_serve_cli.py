@@ -15,8 +15,8 @@ import httpx
 import pytest
 from index_fixtures import write_docs
 
-from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.cli.main import build_parser, main
+from docs_mcp.indexing.pipeline import BuildOptions, build
 
 pytestmark = pytest.mark.timeout(120)
 

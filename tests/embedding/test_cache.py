@@ -144,7 +144,7 @@ def write_docs(root: Path, retries_body: str) -> None:
 
 
 def test_a_rebuild_embeds_only_the_chunks_of_the_edited_file(tmp_path: Path) -> None:
-    from docs_mcp.build.pipeline import BuildOptions, build  # the build that wraps providers in this cache
+    from docs_mcp.indexing.pipeline import BuildOptions, build  # the build that wraps providers in this cache
 
     docs, out, cache = tmp_path / "docs", tmp_path / "index", tmp_path / "cache"
     write_docs(docs, "Wait one second, then double.")

@@ -233,7 +233,7 @@ def test_cost_estimate_uses_the_model_list_price() -> None:
 def test_a_build_with_a_rejected_key_fails_and_leaves_the_previous_index_untouched(
     server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from docs_mcp.build.pipeline import BuildOptions, build  # the real build, against the fake server
+    from docs_mcp.indexing.pipeline import BuildOptions, build  # the real build, against the fake server
 
     docs, out = tmp_path / "docs", tmp_path / "index"
     docs.mkdir()

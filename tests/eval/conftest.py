@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from eval_support import DATA, write_tree
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 from evaldata_sets import claude_docs_queries, stage_claude_docs
 
-from docs_mcp.authoring.corpus import load_corpus
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.eval import EvalOptions, evaluate
 from docs_mcp.eval.queries import load_queries
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from evaldata_sets import materialize_sdk_corpora
 
-from docs_mcp.authoring.corpus import load_corpus
+from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.eval.queries import load_queries
 
 pytestmark = pytest.mark.timeout(300)

@@ -9,7 +9,7 @@ import pytest
 from image_support import host_user, run_to_exit, serve_container, serving
 from mcp import Client
 
-from docs_mcp.store.manifest import read_manifest
+from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(900)]
 

@@ -43,7 +43,7 @@ from testcontainers.core.network import Network
 
 from benchmarks.gate import check_figures
 from docs_mcp.eval.queries import LabelledQuery, load_queries
-from docs_mcp.store.manifest import read_manifest
+from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = [pytest.mark.docker, pytest.mark.release, pytest.mark.timeout(900)]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from index_fixtures import SDK_FILES, write_docs
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.folding import HitRow, fold, path_words
 from docs_mcp.search.index import DocsIndex

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from index_fixtures import HOSTILE_LANGUAGE, write_docs
 
-from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.embedding.hash import HashProvider
 from docs_mcp.errors import ChunkNotFound, IndexCompatibilityError, IndexUnavailable, QueryError
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchRequest
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from index_fixtures import SDK_FILES, write_docs
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.inference import Vocabulary, words
 from docs_mcp.search.types import SearchRequest

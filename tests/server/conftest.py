@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from server_support import HttpServer, start_http_server, stop
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 
 

@@ -12,7 +12,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from server_support import CURSOR_KEY
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.schema import get_output_schema, search_output_schema

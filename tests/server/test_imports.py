@@ -15,7 +15,7 @@ FORBIDDEN = (
     "yaml",
     "openai",
     "tenacity",
-    "docs_mcp.build.pipeline",
+    "docs_mcp.indexing.pipeline",
     "docs_mcp.eval",
 )
 

@@ -13,7 +13,7 @@ from load_support import Load
 from mcp import Client
 from server_support import start_http_server, stop
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import open_server
 from docs_mcp.server.live import LiveIndex, folder_signature

@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from server_support import CURSOR_KEY, serve_command, server_env
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.resources import PAGE_SIZE, resource_uri

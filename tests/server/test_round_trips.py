@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from mcp import Client
 from server_support import CURSOR_KEY
 
-from docs_mcp.build.pipeline import BuildOptions, build
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.cursor import SEARCH, CursorCodec

@@ -16,8 +16,8 @@ from registry_support import Registry, start_registry, stop_registry
 from server_support import serve_command, server_env, start_http_server, stop
 
 from docs_mcp.artifact import PublishResult, publish
-from docs_mcp.build.pipeline import BuildOptions, build
 from docs_mcp.errors import ConfigError, RegistryUnreachable
+from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.server.registry_source import RegistrySource
 from docs_mcp.server.serving import RegistryOptions, serve
 

@@ -11,21 +11,22 @@ Needs the ``artifact`` extra (``pip install 'docs-mcp[artifact]'``); without it 
 ``ConfigError`` naming it. Every failure is a ``DocsMcpError`` (``RegistryError`` and its children).
 """
 
-from docs_mcp.artifact.credentials import Credentials
-from docs_mcp.artifact.oci import ARTIFACT_TYPE
-from docs_mcp.artifact.publishing import PublishResult, publish
-from docs_mcp.artifact.pulling import PullResult, pull, resolve
-from docs_mcp.artifact.reference import Reference, is_oci_reference, parse_reference
+from __future__ import annotations
 
-__all__ = [
-    "ARTIFACT_TYPE",
-    "Credentials",
-    "PublishResult",
-    "PullResult",
-    "Reference",
-    "is_oci_reference",
-    "parse_reference",
-    "publish",
-    "pull",
-    "resolve",
-]
+from typing import TYPE_CHECKING
+
+from docs_mcp._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from docs_mcp.artifact.credentials import Credentials as Credentials
+    from docs_mcp.artifact.oci import ARTIFACT_TYPE as ARTIFACT_TYPE
+    from docs_mcp.artifact.publishing import PublishResult as PublishResult
+    from docs_mcp.artifact.publishing import publish as publish
+    from docs_mcp.artifact.pulling import PullResult as PullResult
+    from docs_mcp.artifact.pulling import pull as pull
+    from docs_mcp.artifact.pulling import resolve as resolve
+    from docs_mcp.artifact.reference import Reference as Reference
+    from docs_mcp.artifact.reference import is_oci_reference as is_oci_reference
+    from docs_mcp.artifact.reference import parse_reference as parse_reference
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__)

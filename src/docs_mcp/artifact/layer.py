@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
 from docs_mcp.errors import ArtifactRejected
-from docs_mcp.store.manifest import MANIFEST_FILE
+from docs_mcp.store.index_manifest import MANIFEST_FILE
 from docs_mcp.store.schema import LANCEDB_DIR
 
 PACKED_TOP_LEVEL = (MANIFEST_FILE, LANCEDB_DIR)

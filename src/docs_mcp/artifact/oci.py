@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp.errors import ArtifactRejected
-from docs_mcp.store.manifest import IndexManifest
+from docs_mcp.store.index_manifest import IndexManifest
 
 ARTIFACT_TYPE = "application/vnd.docs-mcp.index.v1"
 CONFIG_MEDIA_TYPE = "application/vnd.docs-mcp.index.config.v1+json"

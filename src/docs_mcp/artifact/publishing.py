@@ -34,7 +34,7 @@ from docs_mcp.artifact.oci import (
 from docs_mcp.artifact.reference import DEFAULT_TAG, Reference, check_tag, parse_reference
 from docs_mcp.artifact.registry import RegistryClient
 from docs_mcp.errors import ArtifactRejected, ReferenceNotFound
-from docs_mcp.store.manifest import MANIFEST_FILE, IndexManifest, read_manifest
+from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest, read_manifest
 
 __all__ = ["SOURCE_DATE_EPOCH", "PublishResult", "publish"]
 

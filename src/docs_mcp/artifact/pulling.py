@@ -22,7 +22,7 @@ from docs_mcp.artifact.oci import Descriptor, IndexArtifact, parse_manifest
 from docs_mcp.artifact.reference import Reference, parse_reference
 from docs_mcp.artifact.registry import RegistryClient
 from docs_mcp.errors import ArtifactRejected, ConfigError, IndexCompatibilityError, ReferenceNotFound
-from docs_mcp.store.manifest import MANIFEST_FILE, IndexManifest
+from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
 from docs_mcp.store.schema import LANCEDB_DIR
 from docs_mcp.store.swap import new_staging_dir, swap_in
 

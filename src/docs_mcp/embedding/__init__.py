@@ -11,39 +11,13 @@ from typing import TYPE_CHECKING
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from docs_mcp.embedding.provider import (
-        NO_EMBEDDINGS,
-        CostEstimate,
-        EmbeddingProvider,
-        EmbeddingSettings,
-        ProviderFactory,
-        create_provider,
-        provider_names,
-        register_provider,
-    )
+    from docs_mcp.embedding.provider import NO_EMBEDDINGS as NO_EMBEDDINGS
+    from docs_mcp.embedding.provider import CostEstimate as CostEstimate
+    from docs_mcp.embedding.provider import EmbeddingProvider as EmbeddingProvider
+    from docs_mcp.embedding.provider import EmbeddingSettings as EmbeddingSettings
+    from docs_mcp.embedding.provider import ProviderFactory as ProviderFactory
+    from docs_mcp.embedding.provider import create_provider as create_provider
+    from docs_mcp.embedding.provider import provider_names as provider_names
+    from docs_mcp.embedding.provider import register_provider as register_provider
 
-__all__ = [
-    "NO_EMBEDDINGS",
-    "CostEstimate",
-    "EmbeddingProvider",
-    "EmbeddingSettings",
-    "ProviderFactory",
-    "create_provider",
-    "provider_names",
-    "register_provider",
-]
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "docs_mcp.embedding.provider": [
-            "NO_EMBEDDINGS",
-            "CostEstimate",
-            "EmbeddingProvider",
-            "EmbeddingSettings",
-            "ProviderFactory",
-            "create_provider",
-            "provider_names",
-            "register_provider",
-        ],
-    },
-)
+__all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -16,24 +16,12 @@ from typing import TYPE_CHECKING
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from docs_mcp.eval.harness import DEFAULT_KS, EvalOptions, evaluate
-    from docs_mcp.eval.queries import LabelledQuery, load_queries
-    from docs_mcp.eval.report import EvalReport, RunReport
+    from docs_mcp.eval.harness import DEFAULT_KS as DEFAULT_KS
+    from docs_mcp.eval.harness import EvalOptions as EvalOptions
+    from docs_mcp.eval.harness import evaluate as evaluate
+    from docs_mcp.eval.queries import LabelledQuery as LabelledQuery
+    from docs_mcp.eval.queries import load_queries as load_queries
+    from docs_mcp.eval.report import EvalReport as EvalReport
+    from docs_mcp.eval.report import RunReport as RunReport
 
-__all__ = [
-    "DEFAULT_KS",
-    "EvalOptions",
-    "EvalReport",
-    "LabelledQuery",
-    "RunReport",
-    "evaluate",
-    "load_queries",
-]
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "docs_mcp.eval.harness": ["DEFAULT_KS", "EvalOptions", "evaluate"],
-        "docs_mcp.eval.queries": ["LabelledQuery", "load_queries"],
-        "docs_mcp.eval.report": ["EvalReport", "RunReport"],
-    },
-)
+__all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -52,9 +52,10 @@ def index_folder(index: str | Path) -> Iterator[Source]:
 def built_index(docs_dir: Path, provider: str | None) -> Iterator[Source]:
     """``docs_dir`` built into a temporary index with embedding ``provider`` (None: the manifest's).
 
-    Raises what ``docs_mcp.build.build`` raises (``ValidationFailed``, ``ConfigError``, ``EmbeddingError``).
+    Raises what ``docs_mcp.indexing.build`` raises (``ValidationFailed``, ``ConfigError``,
+    ``EmbeddingError``).
     """
-    from docs_mcp.build.pipeline import BuildOptions, build  # build-time code, only when asked
+    from docs_mcp.indexing.pipeline import BuildOptions, build  # build-time code, only when asked
 
     if not Path(docs_dir).is_dir():
         raise ConfigError(f"no docs folder at {docs_dir}: --build takes the folder of markdown to build")

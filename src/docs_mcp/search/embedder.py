@@ -13,7 +13,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from docs_mcp.embedding.provider import EmbeddingProvider, EmbeddingSettings, create_provider
 from docs_mcp.errors import DocsMcpError, IndexCompatibilityError
-from docs_mcp.store.manifest import EmbeddingInfo
+from docs_mcp.store.index_manifest import EmbeddingInfo
 
 log = logging.getLogger(__name__)
 

@@ -35,7 +35,7 @@ from docs_mcp.search.types import (
     Section,
     SectionWindow,
 )
-from docs_mcp.store.manifest import IndexManifest, read_manifest
+from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN
 
 __all__ = ["DocsIndex"]

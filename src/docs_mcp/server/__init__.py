@@ -12,41 +12,15 @@ from typing import TYPE_CHECKING
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from docs_mcp.server.app import ReadyServer, create_server, open_server
-    from docs_mcp.server.serving import (
-        DEFAULT_HOST,
-        DEFAULT_PORT,
-        OCI_SCHEME,
-        HttpOptions,
-        RegistryOptions,
-        Transport,
-        serve,
-    )
+    from docs_mcp.server.app import ReadyServer as ReadyServer
+    from docs_mcp.server.app import create_server as create_server
+    from docs_mcp.server.app import open_server as open_server
+    from docs_mcp.server.serving import DEFAULT_HOST as DEFAULT_HOST
+    from docs_mcp.server.serving import DEFAULT_PORT as DEFAULT_PORT
+    from docs_mcp.server.serving import OCI_SCHEME as OCI_SCHEME
+    from docs_mcp.server.serving import HttpOptions as HttpOptions
+    from docs_mcp.server.serving import RegistryOptions as RegistryOptions
+    from docs_mcp.server.serving import Transport as Transport
+    from docs_mcp.server.serving import serve as serve
 
-__all__ = [
-    "DEFAULT_HOST",
-    "DEFAULT_PORT",
-    "OCI_SCHEME",
-    "HttpOptions",
-    "ReadyServer",
-    "RegistryOptions",
-    "Transport",
-    "create_server",
-    "open_server",
-    "serve",
-]
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "docs_mcp.server.serving": [
-            "DEFAULT_HOST",
-            "DEFAULT_PORT",
-            "OCI_SCHEME",
-            "HttpOptions",
-            "RegistryOptions",
-            "Transport",
-            "serve",
-        ],
-        "docs_mcp.server.app": ["ReadyServer", "create_server", "open_server"],
-    },
-)
+__all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -29,9 +29,9 @@ from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
-from docs_mcp.server.render import render_get, render_search
 from docs_mcp.server.resources import DocsResources
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
+from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tools import DocsTools
 
 __all__ = [

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.store.manifest import MANIFEST_FILE
+from docs_mcp.store.index_manifest import MANIFEST_FILE
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Handlers are synchronous (the index is) and transport-agnostic: they return the structured result
 as a plain dict, or raise a :class:`DocsMcpError` that the app turns into a tool error. The
-readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.server.render`).
+readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.server.text_content`).
 
 Arguments are checked once, here at the edge, against the published schema (enums of the index's
 facet values, the limit range); the ``SearchRequest`` made from them checks what a schema cannot

@@ -12,45 +12,19 @@ from docs_mcp._lazy import lazy_exports
 from docs_mcp.store.lancedb_import import install_import_hook
 
 if TYPE_CHECKING:
-    from docs_mcp.store.manifest import (
-        FORMAT_VERSION,
-        MANIFEST_FILE,
-        EmbeddingInfo,
-        FacetTaxonomy,
-        IndexManifest,
-        read_manifest,
-        write_manifest,
-    )
-    from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, facet_column, table_schema
+    from docs_mcp.store.index_manifest import FORMAT_VERSION as FORMAT_VERSION
+    from docs_mcp.store.index_manifest import MANIFEST_FILE as MANIFEST_FILE
+    from docs_mcp.store.index_manifest import EmbeddingInfo as EmbeddingInfo
+    from docs_mcp.store.index_manifest import FacetTaxonomy as FacetTaxonomy
+    from docs_mcp.store.index_manifest import IndexManifest as IndexManifest
+    from docs_mcp.store.index_manifest import read_manifest as read_manifest
+    from docs_mcp.store.index_manifest import write_manifest as write_manifest
+    from docs_mcp.store.schema import LANCEDB_DIR as LANCEDB_DIR
+    from docs_mcp.store.schema import TABLE_NAME as TABLE_NAME
+    from docs_mcp.store.schema import facet_column as facet_column
+    from docs_mcp.store.schema import table_schema as table_schema
 
 # Before anything imports lancedb: defer its unused REST client (see lancedb_import).
 install_import_hook()
 
-__all__ = [
-    "FORMAT_VERSION",
-    "LANCEDB_DIR",
-    "MANIFEST_FILE",
-    "TABLE_NAME",
-    "EmbeddingInfo",
-    "FacetTaxonomy",
-    "IndexManifest",
-    "facet_column",
-    "read_manifest",
-    "table_schema",
-    "write_manifest",
-]
-__getattr__, __dir__ = lazy_exports(
-    __name__,
-    {
-        "docs_mcp.store.manifest": [
-            "FORMAT_VERSION",
-            "MANIFEST_FILE",
-            "EmbeddingInfo",
-            "FacetTaxonomy",
-            "IndexManifest",
-            "read_manifest",
-            "write_manifest",
-        ],
-        "docs_mcp.store.schema": ["LANCEDB_DIR", "TABLE_NAME", "facet_column", "table_schema"],
-    },
-)
+__all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -1,7 +1,7 @@
 """The layout of the ``chunks`` table: column names and the Arrow schema.
 
 Shared by the writer (build) and the reader (``DocsIndex``), so both agree on one definition; how chunks
-become rows is build's concern (``docs_mcp.build.rows``).
+become rows is build's concern (``docs_mcp.indexing.rows``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from docs_mcp.embedding.provider import EmbeddingSettings, provider_names
 from docs_mcp.errors import ValidationFailed
 
 if TYPE_CHECKING:
-    from docs_mcp.build.pipeline import BuildProgress
+    from docs_mcp.indexing.pipeline import BuildProgress
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -84,7 +84,7 @@ def _line(event: BuildProgress) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.build.pipeline import BuildOptions, build  # needs the build extra
+    from docs_mcp.indexing.pipeline import BuildOptions, build  # needs the build extra
 
     options = BuildOptions(
         docs_dir=args.docs_dir,

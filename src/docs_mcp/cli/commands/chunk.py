@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.corpus import load_corpus  # needs the build extra
+    from docs_mcp.corpus.loader import load_corpus  # needs the build extra
 
     corpus = load_corpus(args.docs_dir)
     files = corpus.files

@@ -69,7 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from docs_mcp.eval import EvalOptions, evaluate
-    from docs_mcp.eval.render import render
+    from docs_mcp.eval.report_text import render
 
     report = evaluate(
         EvalOptions(

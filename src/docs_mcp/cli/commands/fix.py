@@ -32,8 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.fixer import fix
-    from docs_mcp.authoring.validate_output import format_finding
+    from docs_mcp.corpus.validation_output import format_finding
+    from docs_mcp.fix import fix
 
     proposal = fix(args.docs_dir, llm=args.llm, model=args.model, base_url=args.base_url)
     for note in proposal.notes:

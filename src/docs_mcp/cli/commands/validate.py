@@ -39,8 +39,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from docs_mcp.authoring.validate_output import FORMATS, OutputOptions
-    from docs_mcp.authoring.validation import validate
+    from docs_mcp.corpus.validation import validate
+    from docs_mcp.corpus.validation_output import FORMATS, OutputOptions
 
     report = validate(args.docs_dir, strict=args.strict)
     # Annotation paths are relative to the checkout GitHub names files by.

@@ -1,0 +1,84 @@
+"""``validate``: the fast CI gatekeeper. Reads the whole docs folder and reports every finding."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docs_mcp.corpus.findings import HasFindings, SummaryFinding
+from docs_mcp.corpus.loader import load_corpus
+from docs_mcp.errors import Finding
+
+__all__ = ["ValidationReport", "validate"]
+
+
+@dataclass(frozen=True)
+class ValidationReport(HasFindings):
+    """What validating a docs folder found. ``ok`` is True when there is no error, and with
+    ``strict`` no warning either."""
+
+    findings: list[Finding]
+    file_count: int
+    chunk_count: int
+    seconds: float
+    strict: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not (self.strict and self.warnings)
+
+    def summary(self) -> str:
+        """One line: ``validated 12 files (48 chunks) in 0.05 s: 0 errors, 1 warning``."""
+        errors, warnings = len(self.errors), len(self.warnings)
+        strict = " (strict: warnings fail)" if self.strict and warnings else ""
+        return (
+            f"validated {self.file_count} files ({self.chunk_count} chunks) in {self.seconds:.2f} s: "
+            f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}{strict}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready object: ``ok``, ``strict``, counts, ``seconds`` and the ``findings`` list (a
+        summary finding carries every file it stands for in ``paths``)."""
+        return {
+            "ok": self.ok,
+            "strict": self.strict,
+            "files": self.file_count,
+            "chunks": self.chunk_count,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "seconds": round(self.seconds, 3),
+            "findings": [_finding_json(f) for f in self.findings],
+        }
+
+
+def _finding_json(finding: Finding) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "path": finding.path,
+        "line": finding.line,
+        "severity": finding.severity,
+        "message": finding.message,
+        "rule": finding.rule,
+    }
+    if isinstance(finding, SummaryFinding):
+        data["paths"] = list(finding.paths)
+    return data
+
+
+def validate(docs_dir: Path, *, strict: bool = False) -> ValidationReport:
+    """Validate every manifest and markdown file under ``docs_dir``; findings never raise.
+    ``strict``: warnings fail too (the report is not ``ok``).
+
+    Raises:
+        ConfigError: ``docs_dir`` does not exist or is not a folder.
+    """
+    started = time.perf_counter()
+    corpus = load_corpus(docs_dir)
+    return ValidationReport(
+        findings=corpus.findings,
+        file_count=len(corpus.files),
+        chunk_count=sum(len(f.chunks) for f in corpus.files),
+        seconds=time.perf_counter() - started,
+        strict=strict,
+    )

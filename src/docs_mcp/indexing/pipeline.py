@@ -1,0 +1,228 @@
+"""``build``: validate and chunk a docs folder, embed it, and write the index atomically.
+
+The index is written into a private staging folder beside ``OUT`` and swapped in at the end
+(an atomic exchange on Linux, see ``docs_mcp.store.swap``), so an interrupted or failed build leaves
+the previous index untouched and usable, and a validation error writes nothing at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from docs_mcp import __version__
+from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.corpus.docs_manifest import TaxonomyEntry
+from docs_mcp.corpus.loader import load_corpus
+from docs_mcp.embedding.provider import EmbeddingSettings
+from docs_mcp.errors import ConfigError, Finding, ValidationFailed
+from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
+from docs_mcp.indexing.rows import chunk_rows
+from docs_mcp.indexing.writer import write_index
+from docs_mcp.store.index_manifest import (
+    FORMAT_VERSION,
+    MANIFEST_FILE,
+    EmbeddingInfo,
+    FacetTaxonomy,
+    IndexManifest,
+    write_manifest,
+)
+from docs_mcp.store.swap import new_staging_dir, swap_in
+
+__all__ = ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"]
+
+Stage = Literal["files", "chunks", "estimate", "embedding", "writing", "done"]
+CACHE_DIR_NAME = ".docs-mcp-cache"
+
+
+@dataclass(frozen=True)
+class BuildProgress:
+    """One progress report: ``done`` of ``total`` (None when unknown) in ``stage``."""
+
+    stage: Stage
+    done: int
+    total: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    docs_dir: Path
+    out: Path
+    description: str | None = None
+    embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)  # over the manifest's
+    cache_dir: Path | None = None  # default OUT/.docs-mcp-cache
+    progress: Callable[[BuildProgress], None] | None = None
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    out: Path
+    manifest: IndexManifest
+    file_count: int
+    chunk_count: int
+    seconds: float
+    warnings: list[Finding] = field(default_factory=list)
+    embedded: int = 0
+    cache_hits: int | None = None  # None: no embedding cache in use
+    cache_misses: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (``docs-mcp build --json``)."""
+        embedding = self.manifest.embedding
+        return {
+            "out": str(self.out),
+            "files": self.file_count,
+            "chunks": self.chunk_count,
+            "embedding": (
+                {"provider": embedding.provider, "model": embedding.model, "dimensions": embedding.dimensions}
+                if embedding
+                else None
+            ),
+            "embedded": self.embedded,
+            "cache_hits": self.cache_hits,
+            "cache_misses": self.cache_misses,
+            "seconds": round(self.seconds, 3),
+            "warnings": [finding.to_dict() for finding in self.warnings],
+        }
+
+
+def build(options: BuildOptions) -> BuildResult:
+    """Build the index of ``options.docs_dir`` into ``options.out``, replacing any previous index.
+
+    Raises:
+        ValidationFailed: the docs have errors (nothing is written).
+        ConfigError: a bad option, or ``out`` exists and is not a docs-mcp index.
+        EmbeddingError: the embedding provider failed (the previous index stays in place).
+    """
+    started = time.monotonic()
+    report = options.progress or (lambda _: None)
+    out = Path(options.out).absolute()
+    _check_out(out)
+    files_seen = 0
+
+    def on_file(_path: str) -> None:
+        nonlocal files_seen
+        files_seen += 1
+        report(BuildProgress("files", files_seen))
+
+    corpus = load_corpus(Path(options.docs_dir), on_file=on_file)
+    if corpus.errors:
+        raise ValidationFailed(
+            f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
+            "Fix them (docs-mcp validate shows them all) and build again",
+            corpus.findings,
+        )
+    chunks = corpus.chunks
+    report(BuildProgress("chunks", len(chunks), len(chunks), f"from {len(corpus.files)} files"))
+    name, settings = resolve_settings(options.embedding_provider, options.embedding, corpus.embedding)
+    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    provider = make_provider(name, settings, cache_dir)
+    vectors = None
+    if provider is not None:
+        cost = cost_line(provider, chunks)
+        if cost is not None:
+            report(BuildProgress("estimate", len(chunks), len(chunks), cost))
+        vectors = embed_chunks(
+            provider,
+            chunks,
+            lambda done, total: report(BuildProgress("embedding", done, total, provider.model)),
+        )
+    facets = _facets(chunks)
+    embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
+    manifest = IndexManifest(
+        format_version=FORMAT_VERSION,
+        docs_mcp_version=__version__,
+        description=options.description,
+        instructions=corpus.instructions,
+        facets=facets,
+        embedding=embedding,
+        chunk_count=len(chunks),
+        file_count=len(corpus.files),
+        content_hash=corpus.content_hash,
+        source_commit=_source_commit(Path(options.docs_dir)),
+        taxonomy=_taxonomy(corpus.taxonomy, facets),
+    )
+    report(BuildProgress("writing", 0, None, str(out)))
+    staging = new_staging_dir(out)
+    try:
+        write_index(staging, chunk_rows(chunks, facets, vectors), sorted(facets))
+        write_manifest(staging, manifest)
+        if options.cache_dir is None and cache_dir.is_dir():
+            # The default cache lives inside OUT: carry it into the new index before the swap.
+            shutil.move(str(cache_dir), str(staging / CACHE_DIR_NAME))
+        swap_in(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    seconds = time.monotonic() - started
+    report(BuildProgress("done", len(chunks), len(chunks), f"chunks in {seconds:.1f}s"))
+    return BuildResult(
+        out=out,
+        manifest=manifest,
+        file_count=len(corpus.files),
+        chunk_count=len(chunks),
+        seconds=seconds,
+        warnings=corpus.warnings,
+        embedded=len(chunks) if provider else 0,
+        cache_hits=provider.hits if provider else None,
+        cache_misses=provider.misses if provider else None,
+    )
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_FILE).exists())):
+        entries = {p.name for p in out.iterdir()} if out.is_dir() else set()
+        if entries != {CACHE_DIR_NAME}:  # a cache left by a failed first build is fine
+            raise ConfigError(
+                f"{out} exists and is not a docs-mcp index; refusing to replace it. "
+                "Choose an empty or new --out"
+            )
+
+
+def _facets(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
+    values: dict[str, set[str]] = {}
+    for chunk in chunks:
+        for key, value in chunk.metadata.items():
+            values.setdefault(key, set()).add(str(value))
+    return {key: sorted(found) for key, found in sorted(values.items())}
+
+
+def _taxonomy(
+    declared: Mapping[str, TaxonomyEntry], facets: Mapping[str, list[str]]
+) -> dict[str, FacetTaxonomy]:
+    """What the index manifest records of the taxonomy: folding, aliases and resources of the facets
+    and values the index holds (only facets that declare any of them)."""
+    recorded: dict[str, FacetTaxonomy] = {}
+    for name, entry in declared.items():
+        present = set(facets.get(name, ()))
+        taxonomy = FacetTaxonomy(
+            vector_collapse=entry.vector_collapse and bool(present),
+            aliases={value: list(words) for value, words in entry.aliases.items() if value in present},
+            resources=[value for value in entry.resources if value in present],
+        )
+        if taxonomy != FacetTaxonomy():
+            recorded[name] = taxonomy
+    return recorded
+
+
+def _source_commit(docs_dir: Path) -> str | None:
+    """The git commit checked out in ``docs_dir``, or None when it is not in a git work tree."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(
+            ["git", "-C", str(docs_dir), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+        commit = done.stdout.strip()
+        if done.returncode == 0 and len(commit) in (40, 64):
+            return commit
+    return None

@@ -1,0 +1,78 @@
+"""Chunks -> the rows of the ``chunks`` table (``docs_mcp.store.schema``), with the full-text fields."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import PurePosixPath
+
+import pyarrow as pa
+
+from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.store.identifiers import split_identifiers
+from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS, TEXT_COLUMN, VECTOR_COLUMN, facet_column, table_schema
+
+_PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
+
+
+def crumbs_text(chunk: Chunk) -> str:
+    """The crumb field: path words, page title, breadcrumb and heading, plus their identifier parts."""
+    path = PurePosixPath(chunk.file_path)
+    path_words = " ".join(_PATH_WORDS.findall(str(path.with_suffix(""))))
+    plain = " ".join(part for part in (path_words, chunk.title, *chunk.breadcrumb, chunk.heading) if part)
+    extra = split_identifiers(plain)
+    return f"{plain} {extra}" if extra else plain
+
+
+def body_text(chunk: Chunk) -> str:
+    """The body field: text, heading, then the words hidden in their compound identifiers."""
+    plain = f"{chunk.text}\n{chunk.heading}" if chunk.heading else chunk.text
+    extra = split_identifiers(plain)
+    return f"{plain}\n{extra}" if extra else plain
+
+
+def chunk_rows(
+    chunks: Sequence[Chunk],
+    facet_names: Iterable[str],
+    vectors: Sequence[Sequence[float]] | None = None,
+) -> pa.Table:
+    """The rows of ``chunks`` (in the given order) as an Arrow table matching ``table_schema``.
+
+    Raises ``ValueError`` when ``vectors`` does not hold one vector per chunk.
+    """
+    names = sorted(set(facet_names))
+    dimensions = len(vectors[0]) if vectors is not None and len(vectors) else None
+    if vectors is not None and len(vectors) != len(chunks):
+        raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
+    schema = table_schema(names, dimensions)
+    columns: dict[str, list[object]] = {
+        "id": [c.id for c in chunks],
+        "file_path": [c.file_path for c in chunks],
+        "heading": [c.heading for c in chunks],
+        "breadcrumb": [list(c.breadcrumb) for c in chunks],
+        "title": [c.title for c in chunks],
+        "ordinal": [c.ordinal for c in chunks],
+        "level": [c.level for c in chunks],
+        "start_line": [c.start_line for c in chunks],
+        "end_line": [c.end_line for c in chunks],
+        "markdown": [c.markdown for c in chunks],
+        TEXT_COLUMN: [c.text for c in chunks],
+        FTS_BODY: [body_text(c) for c in chunks],
+        FTS_CRUMBS: [crumbs_text(c) for c in chunks],
+    }
+    for name in names:
+        columns[facet_column(name)] = [_facet_value(c.metadata, name) for c in chunks]
+    arrays: list[pa.Array] = [
+        pa.array(columns[f.name], type=f.type) for f in schema if f.name != VECTOR_COLUMN
+    ]
+    if dimensions is not None and vectors is not None:
+        import numpy as np
+
+        flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
+        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def _facet_value(metadata: Mapping[str, str], name: str) -> str | None:
+    value = metadata.get(name)
+    return None if value is None else str(value)

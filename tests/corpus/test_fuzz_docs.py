@@ -1,0 +1,101 @@
+"""Fuzzing validate's input: generated hostile markdown, front matter, hint comments and manifests
+never raise, never hang (per-test timeouts) and never print an unbounded line; a good page beside them
+chunks exactly as it does alone. Bounded for CI (see ``hostile_strategies.examples``)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hostile_strategies import FRONT_MATTER, MANIFEST, MARKDOWN, examples, fuzz_timeout
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from docs_mcp.chunk.chunking import chunk_file
+from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.corpus.docs_manifest import parse_manifest
+from docs_mcp.corpus.loader import load_corpus
+from docs_mcp.errors import Finding
+from docs_mcp.parse.front_matter import read_front_matter
+from docs_mcp.parse.markdown import FrontMatter
+from docs_mcp.parse.reporter import Reporter
+
+pytestmark = pytest.mark.timeout(fuzz_timeout(120))
+FUZZ = settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
+MAX_LINE = 1_000  # characters of one printed finding, whatever the input
+
+GOOD_MANIFEST = '{"version": "1", "strategy": {"chunk_by": "h2"}, "metadata": {"scope": "guide"}}'
+GOOD_PAGE = "# Good\n\nIntro.\n\n## Install\n\nRun the installer.\n\n## Use\n\nCall it.\n"
+
+
+def assert_reported_briefly(findings: list[Finding]) -> None:
+    for finding in findings:
+        assert finding.severity in ("error", "warning")
+        assert len(finding.format()) < MAX_LINE, finding.format()[:300]
+
+
+@FUZZ
+@given(text=MARKDOWN)
+def test_any_markdown_chunks_or_is_reported_never_a_traceback(text: str) -> None:
+    chunked = chunk_file(text, "fuzz.md", FileSettings())
+    assert_reported_briefly(chunked.findings)
+
+
+@FUZZ
+@given(yaml=FRONT_MATTER)
+def test_any_front_matter_is_read_or_is_one_finding(yaml: str) -> None:
+    report = Reporter("fuzz.md")
+    read_front_matter(FrontMatter(yaml, 1, yaml.count("\n") + 3), report)
+    assert_reported_briefly(report.findings)
+
+
+@FUZZ
+@given(text=MANIFEST, paths=st.lists(st.text(max_size=30), max_size=4))
+def test_any_manifest_parses_or_is_reported_and_resolves_any_path(text: str, paths: list[str]) -> None:
+    manifest, findings = parse_manifest(text.encode("utf-8", "surrogatepass"), ".docs-mcp.json")
+    assert_reported_briefly(findings)
+    for path in paths:
+        manifest.settings_for(path)
+
+
+def _good_chunks() -> list[tuple[str, str]]:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        (root / "good").mkdir()
+        (root / "good" / ".docs-mcp.json").write_text(GOOD_MANIFEST)
+        (root / "good" / "page.md").write_text(GOOD_PAGE)
+        return [
+            (c.id, c.text, tuple(c.metadata.items())) for c in load_corpus(root, workers=1).files[0].chunks
+        ]
+
+
+GOOD_ALONE = _good_chunks()
+
+
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow])
+@given(
+    pages=st.dictionaries(
+        st.sampled_from(["a.md", "b.md", "sub/c.md", "sub/deep/d.md"]), MARKDOWN, max_size=3
+    ),
+    root_manifest=st.one_of(st.none(), MANIFEST),
+    sub_manifest=st.one_of(st.none(), MANIFEST),
+)
+def test_a_hostile_folder_never_raises_and_leaves_a_good_page_as_it_is(
+    pages: dict[str, str], root_manifest: str | None, sub_manifest: str | None
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        files = {**pages, "good/.docs-mcp.json": GOOD_MANIFEST, "good/page.md": GOOD_PAGE}
+        if root_manifest is not None:
+            files[".docs-mcp.json"] = root_manifest
+        if sub_manifest is not None:
+            files["sub/.docs-mcp.json"] = sub_manifest
+        for name, text in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(text.encode("utf-8", "surrogatepass"))
+        corpus = load_corpus(root, workers=1)
+    assert_reported_briefly(corpus.findings)
+    assert {f.path for f in corpus.findings} <= {*files, ""}
+    good = next(file for file in corpus.files if file.path == "good/page.md")
+    assert [(c.id, c.text, tuple(c.metadata.items())) for c in good.chunks] == GOOD_ALONE

@@ -1,0 +1,86 @@
+"""``fix`` on fixture folders: ``fixtures/fix/CASE/docs`` must give ``CASE/expected.diff`` exactly,
+and writing it must leave a folder that validates with no finding and that fix leaves alone.
+
+Cases: ``bootstrap_sdk`` (no manifest: SDK folders, guides, model pages) and ``drift`` (manifests
+with an unknown key, files on the catch-all, a wrong language in a manifest and in front matter,
+sections that outgrew their strategy, a table cut inside, a dangling hint). Regenerate after an
+intended change with ``DOCS_MCP_UPDATE_GOLDEN=1`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from fix_support import assert_only_metadata_changed, snapshot
+
+from docs_mcp.corpus.loader import load_corpus
+from docs_mcp.corpus.validation import validate
+from docs_mcp.errors import ConfigError
+from docs_mcp.fix import fix
+
+pytestmark = pytest.mark.timeout(120)
+
+FIXTURES = Path(__file__).with_name("fixtures") / "fix"
+CASES = sorted(p for p in FIXTURES.iterdir() if (p / "docs").is_dir())
+
+
+def staged(case: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(case / "docs", tmp_path / "docs"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_fix_proposes_the_golden_diff_and_writes_nothing(case: Path, tmp_path: Path) -> None:
+    docs = staged(case, tmp_path)
+    before = snapshot(docs)
+    proposal = fix(docs)
+    expected = case / "expected.diff"
+    if os.environ.get("DOCS_MCP_UPDATE_GOLDEN"):
+        expected.write_text(proposal.render(), encoding="utf-8")
+    assert proposal.render() == expected.read_text(encoding="utf-8")
+    assert snapshot(docs) == before
+    assert proposal.remaining == ()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_writing_the_proposal_validates_clean_and_fix_then_proposes_nothing(
+    case: Path, tmp_path: Path
+) -> None:
+    docs = staged(case, tmp_path)
+    before = snapshot(docs)
+    written = fix(docs).write()
+    assert written
+    report = validate(docs, strict=True)
+    assert [f.format() for f in report.findings] == [] and report.ok
+    again = fix(docs)
+    assert again.empty and again.mode == "repair"
+    assert_only_metadata_changed(before, snapshot(docs))
+
+
+def test_bootstrap_gives_each_sdk_folder_its_language_and_the_guides_the_global_scope(tmp_path: Path) -> None:
+    docs = staged(FIXTURES / "bootstrap_sdk", tmp_path)
+    proposal = fix(docs)
+    assert proposal.mode == "bootstrap"
+    assert proposal.facets == {"sdks/python": "python", "sdks/typescript": "typescript"}
+    proposal.write()
+    corpus = load_corpus(docs)
+    by_file = {f.path: dict(f.chunks[0].metadata) for f in corpus.files}
+    assert by_file["sdks/python/models/card.md"] == {"language": "python", "scope": "sdk-specific"}
+    assert by_file["sdks/typescript/README.md"] == {"language": "typescript", "scope": "sdk-specific"}
+    assert by_file["guides/retries.md"] == {"scope": "global-guide"}
+    # A model page is one chunk; a README a chunk per method.
+    ids = [c.id for c in corpus.chunks]
+    assert [i for i in ids if i.startswith("sdks/python/models/card.md")] == ["sdks/python/models/card.md"]
+    assert "sdks/python/README.md#acme-python-sdk/createpayment" in ids
+
+
+def test_a_proposal_refuses_to_write_over_a_file_changed_since(tmp_path: Path) -> None:
+    docs = staged(FIXTURES / "drift", tmp_path)
+    proposal = fix(docs)
+    (docs / "sdks/go/README.md").write_text("# Changed meanwhile\n")
+    before = snapshot(docs)
+    with pytest.raises(ConfigError, match="changed since fix read it"):
+        proposal.write()
+    assert snapshot(docs) == before
