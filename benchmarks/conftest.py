@@ -12,13 +12,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.errors import ConfigError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.indexing.rows import chunk_rows
 from docs_mcp.indexing.writer import write_index
+from testkit.evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))
 SYNTHETIC_DIMENSIONS = 384
@@ -49,7 +49,7 @@ def corpora_index(corpora_docs: Path, tmp_path_factory: pytest.TempPathFactory) 
 
 @pytest.fixture(scope="session")
 def claude_docs(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The claude-docs labelled set staged as a docs folder (see tests/evaldata_sets.py)."""
+    """The claude-docs labelled set staged as a docs folder (see testkit/evaldata_sets.py)."""
     return stage_claude_docs(evaldata_dir, tmp_path_factory.mktemp("claude-docs") / "docs")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from benchmarks.gate import Verdict, measured
+from testkit.thresholds import Verdict, measured
 
 
 def markdown(report: dict[str, Any], previous: dict[str, Any] | None, judged: Sequence[Verdict]) -> str:

@@ -2,7 +2,7 @@
 
     python -m benchmarks.sdk_set --index OUT [--k 5] [--mode hybrid|fulltext|vector] [--details]
 
-``OUT`` is an index built from the corpora as ``tests/evaldata_sets.materialize_sdk_corpora`` stages
+``OUT`` is an index built from the corpora as ``testkit/evaldata_sets.materialize_sdk_corpora`` stages
 them (facets ``api``, ``language``, ``scope``). Per category and overall it prints:
 
 - recall@k over *answers*: the highest-graded relevant entries, where copies of one answer (the same

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evaldata_sets import materialize_sdk_corpora
 
 from docs_mcp.corpus.loader import Corpus, load_corpus
+from testkit.evaldata_sets import materialize_sdk_corpora
 
 
 @pytest.fixture(scope="module")

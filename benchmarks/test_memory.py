@@ -12,12 +12,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from evaldata_sets import claude_docs_queries
 from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.serving import docs_mcp, http_server, memory_mib, peak_rss
 from docs_mcp.eval import load_queries
+from testkit.evaldata_sets import claude_docs_queries
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 

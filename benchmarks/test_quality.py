@@ -13,11 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evaldata_sets import claude_docs_queries
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from docs_mcp.eval import EvalOptions, EvalReport, evaluate
 from docs_mcp.search.types import SearchMode
+from testkit.evaldata_sets import claude_docs_queries
 
 pytestmark = pytest.mark.timeout(900)
 

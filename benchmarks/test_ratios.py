@@ -24,7 +24,6 @@ from typing import Any
 import lancedb
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from evaldata_sets import claude_docs_queries
 from lancedb.query import MatchQuery
 from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
@@ -34,6 +33,7 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.app import create_server
 from docs_mcp.store.schema import FTS_BODY, LANCEDB_DIR, TABLE_NAME
+from testkit.evaldata_sets import claude_docs_queries
 
 pytestmark = pytest.mark.timeout(600)
 

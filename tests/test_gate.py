@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.gate import THRESHOLDS, check, check_figures, gates, main
+from benchmarks.gate import main
+from testkit.thresholds import THRESHOLDS, check, check_figures, gates
 
 
 def _report(name: str, median_s: float, **extra: float) -> dict[str, object]:

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from index_fixtures import write_docs
 from registry_support import Registry
 
 from docs_mcp.cli.main import main
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-from index_fixtures import write_docs
 
 from docs_mcp.cli.main import main
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.index_manifest import MANIFEST_FILE
+from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(180)
 

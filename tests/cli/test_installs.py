@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from index_fixtures import write_docs
 
 from docs_mcp.extras import EXTRA_OF_MODULE
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from testkit.index_fixtures import write_docs
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.timeout(120)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from index_fixtures import write_docs
 
 from docs_mcp.cli.main import build_parser, main
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
 

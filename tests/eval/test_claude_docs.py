@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-from evaldata_sets import claude_docs_queries, stage_claude_docs
 
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.eval import EvalOptions, evaluate
@@ -12,6 +11,7 @@ from docs_mcp.eval.queries import load_queries
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
+from testkit.evaldata_sets import claude_docs_queries, stage_claude_docs
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from eval_support import DATA
-from evaldata_sets import claude_docs_queries
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.eval.queries import load_queries
+from testkit.evaldata_sets import claude_docs_queries
 
 pytestmark = pytest.mark.timeout(30)
 

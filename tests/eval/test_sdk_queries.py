@@ -7,10 +7,10 @@ import re
 from pathlib import Path
 
 import pytest
-from evaldata_sets import materialize_sdk_corpora
 
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.eval.queries import load_queries
+from testkit.evaldata_sets import materialize_sdk_corpora
 
 pytestmark = pytest.mark.timeout(300)
 

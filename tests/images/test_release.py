@@ -26,7 +26,6 @@ from typing import Any
 
 import anyio
 import pytest
-from evaldata_sets import claude_docs_queries, stage_claude_docs
 from image_support import (
     await_log_line,
     build_images,
@@ -41,9 +40,10 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
-from benchmarks.gate import check_figures
 from docs_mcp.eval.queries import LabelledQuery, load_queries
 from docs_mcp.store.index_manifest import read_manifest
+from testkit.evaldata_sets import claude_docs_queries, stage_claude_docs
+from testkit.thresholds import check_figures
 
 pytestmark = [pytest.mark.docker, pytest.mark.release, pytest.mark.timeout(900)]
 

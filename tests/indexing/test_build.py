@@ -9,7 +9,6 @@ from typing import ClassVar
 
 import lancedb
 import pytest
-from index_fixtures import write_docs
 
 from docs_mcp.embedding import provider as provider_module
 from docs_mcp.embedding.hash import HashProvider
@@ -19,6 +18,7 @@ from docs_mcp.indexing.pipeline import BuildOptions, BuildProgress, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.index_manifest import MANIFEST_FILE
+from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -12,7 +12,6 @@ import pytest
 from hostile_strategies import MANIFEST, MARKDOWN, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from index_fixtures import write_docs
 
 from docs_mcp.cli.main import main
 from docs_mcp.errors import ValidationFailed
@@ -20,6 +19,7 @@ from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.index_manifest import MANIFEST_FILE
+from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -6,13 +6,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from index_fixtures import SDK_FILES, write_docs
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.folding import HitRow, fold, path_words
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest, Section
+from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -6,13 +6,13 @@ import threading
 from pathlib import Path
 
 import pytest
-from index_fixtures import HOSTILE_LANGUAGE, write_docs
 
 from docs_mcp.embedding.hash import HashProvider
 from docs_mcp.errors import ChunkNotFound, IndexCompatibilityError, IndexUnavailable, QueryError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchRequest
+from testkit.index_fixtures import HOSTILE_LANGUAGE, write_docs
 
 pytestmark = pytest.mark.timeout(120)
 

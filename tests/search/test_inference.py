@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from index_fixtures import SDK_FILES, write_docs
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.inference import Vocabulary, words
 from docs_mcp.search.types import SearchRequest
+from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import mcp_types as types
 import pytest
-from index_fixtures import write_docs
 from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
 from server_support import CURSOR_KEY, serve_command, server_env
@@ -16,6 +15,7 @@ from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.resources import PAGE_SIZE, resource_uri
+from testkit.index_fixtures import write_docs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

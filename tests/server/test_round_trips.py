@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from index_fixtures import SDK_FILES, write_docs
 from jsonschema import Draft202012Validator
 from mcp import Client
 from server_support import CURSOR_KEY
@@ -17,6 +16,7 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.cursor import SEARCH, CursorCodec
 from docs_mcp.server.schema import search_output_schema
+from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

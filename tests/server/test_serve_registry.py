@@ -18,8 +18,9 @@ from server_support import serve_command, server_env, start_http_server, stop
 from docs_mcp.artifact import PublishResult, publish
 from docs_mcp.errors import ConfigError, RegistryUnreachable
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.server.options import RegistryOptions
 from docs_mcp.server.registry_source import RegistrySource
-from docs_mcp.server.serving import RegistryOptions, serve
+from docs_mcp.server.serving import serve
 
 pytestmark = pytest.mark.timeout(180)
 EXTRA_PAGE = "# Zebra crossings\n\nThe quokka endpoint reports zebra crossings for a city.\n"

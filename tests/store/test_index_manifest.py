@@ -6,11 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from index_fixtures import SDK_FILES, write_docs
 
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.store.index_manifest import FORMAT_VERSION, MANIFEST_FILE, FacetTaxonomy, IndexManifest
+from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -16,37 +16,17 @@ caller repeats rounds until one changes nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, unknown_keys
 from docs_mcp.corpus.findings import SummaryFinding
-from docs_mcp.corpus.loader import DEFAULT_STRATEGY_RULE, Corpus
+from docs_mcp.corpus.loader import DEFAULT_STRATEGY_RULE
+from docs_mcp.fix.drift_chunks import repair_block_splits, repair_outgrown_sections
+from docs_mcp.fix.drift_facets import repair_dangling_hints, repair_facets
 from docs_mcp.fix.edits import fix_unknown_key, with_key_after
-from docs_mcp.fix.layout import Layout
-from docs_mcp.fix.workspace import Workspace
-
-
-@dataclass
-class Round:
-    """One round of repairs: the corpus it looks at and what it changed."""
-
-    corpus: Corpus
-    workspace: Workspace
-    layout: Layout
-    edited: set[str] = field(default_factory=set)  # markdown files edited this round
-    changes: int = 0
-
-    def manifest_path(self, path: str) -> str | None:
-        """The path of the manifest governing the file ``path``; None when none does."""
-        manifest = self.corpus.governing(path)
-        return manifest.path if manifest is not None else None
+from docs_mcp.fix.repair_round import Round
 
 
 def repair(round_: Round) -> int:
     """Make one round of repairs in ``round_.workspace``; returns how many changes it made."""
-    from docs_mcp.fix.drift_chunks import repair_block_splits, repair_outgrown_sections
-    from docs_mcp.fix.drift_facets import repair_dangling_hints, repair_facets
-
     for step in (
         repair_unknown_keys,
         repair_default_strategies,

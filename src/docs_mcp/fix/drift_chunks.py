@@ -8,8 +8,8 @@ from typing import Any
 
 from docs_mcp.chunk.chunking import ChunkedFile, Oversized
 from docs_mcp.corpus.docs_manifest import DocsManifest
-from docs_mcp.fix.drift import Round
 from docs_mcp.fix.edits import Edit, file_override, section_hint, strategy_json
+from docs_mcp.fix.repair_round import Round
 from docs_mcp.parse.hints import SECTION_HINT
 
 # A file with this many chunks or more, one section of which outgrew, gets a section hint; a

@@ -7,9 +7,9 @@ from typing import Any
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.corpus.docs_manifest import DocsManifest
-from docs_mcp.fix.drift import Round
 from docs_mcp.fix.edits import Edit, file_override, front_matter_value, remove_comment
 from docs_mcp.fix.layout import LANGUAGE, SCOPE, SDK_SPECIFIC, SdkFolder
+from docs_mcp.fix.repair_round import Round
 
 
 def repair_facets(round_: Round) -> None:

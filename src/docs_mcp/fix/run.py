@@ -14,10 +14,11 @@ from pathlib import Path
 from docs_mcp.corpus.loader import Corpus, load_corpus
 from docs_mcp.errors import ConfigError
 from docs_mcp.fix.bootstrap import draft_manifests
-from docs_mcp.fix.drift import Round, repair
+from docs_mcp.fix.drift import repair
 from docs_mcp.fix.layout import infer_layout
 from docs_mcp.fix.outline import FileOutline, scan
 from docs_mcp.fix.proposal import FixProposal, Mode
+from docs_mcp.fix.repair_round import Round
 from docs_mcp.fix.workspace import Workspace
 from docs_mcp.parse.strategy import DEFAULT_MAX_CHUNK_SIZE
 

@@ -15,12 +15,12 @@ if TYPE_CHECKING:
     from docs_mcp.server.app import ReadyServer as ReadyServer
     from docs_mcp.server.app import create_server as create_server
     from docs_mcp.server.app import open_server as open_server
-    from docs_mcp.server.serving import DEFAULT_HOST as DEFAULT_HOST
-    from docs_mcp.server.serving import DEFAULT_PORT as DEFAULT_PORT
-    from docs_mcp.server.serving import OCI_SCHEME as OCI_SCHEME
-    from docs_mcp.server.serving import HttpOptions as HttpOptions
-    from docs_mcp.server.serving import RegistryOptions as RegistryOptions
-    from docs_mcp.server.serving import Transport as Transport
+    from docs_mcp.server.options import DEFAULT_HOST as DEFAULT_HOST
+    from docs_mcp.server.options import DEFAULT_PORT as DEFAULT_PORT
+    from docs_mcp.server.options import OCI_SCHEME as OCI_SCHEME
+    from docs_mcp.server.options import HttpOptions as HttpOptions
+    from docs_mcp.server.options import RegistryOptions as RegistryOptions
+    from docs_mcp.server.options import Transport as Transport
     from docs_mcp.server.serving import serve as serve
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -26,7 +26,7 @@ from starlette.types import ASGIApp
 
 from docs_mcp import __version__
 from docs_mcp.server.http_guard import McpGuard
-from docs_mcp.server.serving import HttpOptions
+from docs_mcp.server.options import HttpOptions
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"

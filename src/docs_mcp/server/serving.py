@@ -10,54 +10,24 @@ so serving over stdio never loads this package's HTTP module.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.server.options import (
+    OCI_SCHEME,
+    HttpOptions,
+    RegistryOptions,
+    Transport,
+)
 from docs_mcp.server.startup import collector_paused
 
 if TYPE_CHECKING:
     from docs_mcp.server.app import ReadyServer, ServedIndex
 
-__all__ = [
-    "DEFAULT_HOST",
-    "DEFAULT_PORT",
-    "OCI_SCHEME",
-    "HttpOptions",
-    "RegistryOptions",
-    "Transport",
-    "serve",
-]
-
-Transport = Literal["stdio", "http"]
-OCI_SCHEME = "oci://"
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8000
-DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
-
-
-@dataclass(frozen=True)
-class HttpOptions:
-    """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
-    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
-
-    host: str = DEFAULT_HOST
-    port: int = DEFAULT_PORT
-    allowed_hosts: Sequence[str] = ()
-    allowed_origins: Sequence[str] = ()
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
-    health: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class RegistryOptions:
-    """How ``serve`` reaches a registry for an ``oci://`` index."""
-
-    cache_dir: Path | None = None
-    insecure: bool | None = None  # None: plain HTTP only for a loopback registry
-    refresh_interval: float | None = None  # seconds between polls of the tag; None: never
+__all__ = ["serve"]
 
 
 def serve(

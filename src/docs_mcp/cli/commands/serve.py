@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
-from docs_mcp.server.serving import DEFAULT_HOST, DEFAULT_PORT
+from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
 
 TRANSPORTS = ("stdio", "http")
 
@@ -155,7 +155,8 @@ def run(args: argparse.Namespace) -> int:
     # the kernel would otherwise drop it, and the engine would kill the server 10 s later.
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
-    from docs_mcp.server.serving import HttpOptions, RegistryOptions, serve
+    from docs_mcp.server.options import HttpOptions, RegistryOptions
+    from docs_mcp.server.serving import serve
 
     options = HttpOptions(
         host=args.host,
