@@ -53,8 +53,8 @@ from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.fusion import FusionConfig, fuse
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest, Section
+from docs_mcp.store.columns import FTS_BODY, FTS_CRUMBS
 from docs_mcp.store.index_manifest import read_manifest, write_manifest
-from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from testkit.evaldata_sets import claude_docs_queries, materialize_sdk_corpora, stage_claude_docs

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from docs_mcp.embedding import local
-from docs_mcp.embedding.cache import CachingProvider
+from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.hash import HashProvider
 from docs_mcp.errors import ConfigError
 

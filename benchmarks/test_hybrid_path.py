@@ -26,8 +26,8 @@ from benchmarks.test_search import QUERIES
 from docs_mcp.embedding.local import LocalProvider
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
+from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.index_manifest import EmbeddingInfo, read_manifest, write_manifest
-from docs_mcp.store.schema import LANCEDB_DIR
 
 pytestmark = pytest.mark.timeout(1800)
 

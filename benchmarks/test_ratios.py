@@ -32,7 +32,7 @@ from docs_mcp.eval import load_queries
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.app import create_server
-from docs_mcp.store.schema import FTS_BODY, LANCEDB_DIR, TABLE_NAME
+from docs_mcp.store.columns import FTS_BODY, LANCEDB_DIR, TABLE_NAME
 from testkit.evaldata_sets import claude_docs_queries
 
 pytestmark = pytest.mark.timeout(600)

@@ -235,7 +235,7 @@ def test_client_side_output_schema_validation(benchmark: Any, over_stdio: Connec
     from jsonschema.validators import validator_for
     from referencing import Registry
 
-    from docs_mcp.server.schema import search_output_schema
+    from docs_mcp.server.tool_schema import search_output_schema
 
     results = [over_stdio.call("search_docs", {"query": q}) for q in QUERIES]
     timings = {}

@@ -9,7 +9,7 @@ import pytest
 
 from docs_mcp.cli.main import main
 from docs_mcp.parse.strategy import DEFAULT_MAX_CHUNK_SIZE
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
 
 pytestmark = pytest.mark.timeout(600)
 

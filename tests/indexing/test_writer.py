@@ -9,7 +9,7 @@ import pytest
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.indexing.rows import chunk_rows
 from docs_mcp.indexing.writer import write_index
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, facet_column
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, facet_column
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -59,7 +59,7 @@ def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
     modules = _loaded_after(
         "import docs_mcp.server.app, docs_mcp.server.serving\n"
         "from docs_mcp.server.arguments import ArgumentValidator\n"
-        "from docs_mcp.server.schema import search_input_schema\n"
+        "from docs_mcp.server.tool_schema import search_input_schema\n"
         "ArgumentValidator('search_docs', search_input_schema({'language': ['go']})).validate("
         "{'query': 'q', 'language': 'go', 'limit': 5})"
     )

@@ -24,7 +24,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from docs_mcp.errors import IndexUnavailable
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
 
 CONTENT_TAG_PREFIX = "content-"
 _TAG_HEX = 32  # 128 bits of the digest: plenty to tell indexes apart, and a readable tag

@@ -25,8 +25,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO, BinaryIO
 
 from docs_mcp.errors import ArtifactRejected
+from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.index_manifest import MANIFEST_FILE
-from docs_mcp.store.schema import LANCEDB_DIR
 
 PACKED_TOP_LEVEL = (MANIFEST_FILE, LANCEDB_DIR)
 DEFAULT_MAX_BYTES = 32 * 1024**3  # an index of 1M chunks with 1536-d vectors stays well under this

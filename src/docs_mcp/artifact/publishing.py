@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from docs_mcp.artifact.cache import default_cache_dir
+from docs_mcp.artifact.blob_cache import default_cache_dir
 from docs_mcp.artifact.content import content_digest, content_tag
 from docs_mcp.artifact.credentials import Credentials, find_credentials
 from docs_mcp.artifact.layer import pack

@@ -15,15 +15,15 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from docs_mcp.artifact.cache import BlobCache, default_cache_dir
+from docs_mcp.artifact.blob_cache import BlobCache, default_cache_dir
 from docs_mcp.artifact.credentials import Credentials, find_credentials
 from docs_mcp.artifact.layer import DEFAULT_MAX_BYTES, unpack
 from docs_mcp.artifact.oci import Descriptor, IndexArtifact, parse_manifest
 from docs_mcp.artifact.reference import Reference, parse_reference
 from docs_mcp.artifact.registry import RegistryClient
 from docs_mcp.errors import ArtifactRejected, ConfigError, IndexCompatibilityError, ReferenceNotFound
+from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
-from docs_mcp.store.schema import LANCEDB_DIR
 from docs_mcp.store.swap import new_staging_dir, swap_in
 
 __all__ = ["PULL_RECORD", "PullResult", "pull", "recorded_digest", "resolve"]

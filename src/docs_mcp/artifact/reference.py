@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, replace
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.loopback import is_loopback
 
 __all__ = ["DEFAULT_TAG", "OCI_SCHEME", "Reference", "check_tag", "is_oci_reference", "parse_reference"]
 
@@ -22,7 +23,6 @@ _REPOSITORY = re.compile(rf"{_COMPONENT}(?:/{_COMPONENT})*")
 _TAG = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 _DIGEST = re.compile(r"sha256:[a-f0-9]{64}")
 _HOST = re.compile(r"(?:\[[0-9A-Fa-f:]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?)(?::[0-9]{1,5})?")
-_LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 _EXAMPLE = "e.g. ghcr.io/acme/docs-index:v1 or 127.0.0.1:5000/docs-index@sha256:..."
 
 
@@ -53,7 +53,7 @@ class Reference:
     def is_loopback(self) -> bool:
         """Whether the registry is on this machine (plain HTTP is allowed without ``--insecure``)."""
         host = self.registry.rsplit(":", 1)[0] if not self.registry.endswith("]") else self.registry
-        return host in _LOOPBACK_HOSTS
+        return is_loopback(host)
 
     def pinned(self, digest: str) -> Reference:
         """This reference with ``digest`` (the tag kept for readers): ``REF@sha256:...``."""

@@ -1,7 +1,6 @@
 """``openai``: embeddings from the OpenAI API or any server speaking its ``/v1/embeddings`` format.
 
-One retry layer: the SDK's own retries are disabled and tenacity retries 429, 5xx, timeouts and
-connection errors with exponential backoff and jitter, waiting what ``Retry-After`` asks (capped).
+Retries follow the one policy every OpenAI-compatible client here shares (``docs_mcp.openai_api``).
 Batches go out concurrently from a small thread pool; results come back in input order whatever
 order the server lists them in.
 
@@ -13,22 +12,19 @@ is sent a placeholder key, since such servers usually need none; anywhere else i
 
 from __future__ import annotations
 
-import email.utils
 import logging
 import math
-import os
-import random
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-from urllib.parse import urlparse
 
 import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState
 
 from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
+from docs_mcp.openai_api import RetryPolicy, describe, is_retryable
+from docs_mcp.openai_api import api_key as resolve_key
 from docs_mcp.redact import redact
 
 logger = logging.getLogger(__name__)
@@ -48,8 +44,6 @@ PRICE_PER_MILLION_TOKENS = {
 MAX_INPUT_TOKENS = 8191
 # The API also caps the tokens summed over one request (300k); stay well below it.
 MAX_REQUEST_TOKENS = 250_000
-LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "[::1]"}
-_PLACEHOLDER_KEY = "no-key-needed-for-a-local-server"
 
 
 def estimate_tokens(text: str) -> int:
@@ -86,36 +80,6 @@ def truncate_to_tokens(text: str, max_tokens: int) -> str:
     return text[:low]
 
 
-def _is_local(base_url: str | None) -> bool:
-    return base_url is not None and (urlparse(base_url).hostname or "") in LOCAL_HOSTS
-
-
-def _retryable(error: BaseException) -> bool:
-    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    return isinstance(error, openai.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)
-
-
-def _retry_after_seconds(error: BaseException | None) -> float | None:
-    """What the server asked us to wait, from ``retry-after-ms`` or ``Retry-After`` (seconds or a date)."""
-    if not isinstance(error, openai.APIStatusError):
-        return None
-    headers = error.response.headers
-    try:
-        if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return float(value)
-        except ValueError:
-            date = email.utils.parsedate_to_datetime(value)
-            return date.timestamp() - time.time()
-    except (TypeError, ValueError):
-        return None
-
-
 class OpenAIProvider:
     """Embeds through an OpenAI-compatible ``/v1/embeddings`` endpoint.
 
@@ -148,14 +112,12 @@ class OpenAIProvider:
             dimensions = NATIVE_DIMENSIONS[model]
         if int(dimensions) <= 0 or int(batch_size) <= 0 or int(concurrency) <= 0 or int(max_attempts) <= 0:
             raise ConfigError("embedding dimensions, batch size, concurrency and attempts must be positive")
-        key = api_key or os.environ.get("OPENAI_API_KEY")
-        if not key:
-            if not _is_local(base_url):
-                raise ConfigError(
-                    "the openai embedding provider needs an API key: set OPENAI_API_KEY "
-                    "(or point --embedding-base-url at a local server that needs none)"
-                )
-            key = _PLACEHOLDER_KEY
+        key = resolve_key(api_key, base_url)
+        if key is None:
+            raise ConfigError(
+                "the openai embedding provider needs an API key: set OPENAI_API_KEY "
+                "(or point --embedding-base-url at a local server that needs none)"
+            )
         self.model = model
         self.dimensions = int(dimensions)
         self.batch_size = int(batch_size)
@@ -163,8 +125,7 @@ class OpenAIProvider:
         self.base_url = base_url
         self.query_timeout = float(query_timeout)
         self.max_attempts = int(max_attempts)
-        self.max_retry_wait = float(max_retry_wait)
-        self.backoff_base = float(backoff_base)
+        self.retry = RetryPolicy(int(max_attempts), float(backoff_base), float(max_retry_wait))
         self.max_input_tokens = int(max_input_tokens)
         # Only the -3 models can shorten their vectors; others must return what we expect as is.
         native = NATIVE_DIMENSIONS.get(model)
@@ -248,25 +209,9 @@ class OpenAIProvider:
         if batch:
             yield batch
 
-    def _wait(self, state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        asked = _retry_after_seconds(error)
-        if asked is not None:
-            return min(max(asked, 0.0), self.max_retry_wait)
-        # Full jitter: uniform in [0, base * 2^attempt], capped.
-        ceiling = min(self.backoff_base * 2 ** (state.attempt_number - 1), self.max_retry_wait)
-        return random.uniform(0, ceiling)
-
     def _embed_batch(self, batch: list[str]) -> list[list[float]]:
-        retrying = Retrying(
-            retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(self.max_attempts),
-            wait=self._wait,
-            before_sleep=self._log_retry,
-            reraise=True,
-        )
         try:
-            return retrying(self._request, self._client, batch)
+            return self.retry.retrying(before_sleep=self._log_retry)(self._request, self._client, batch)
         except openai.OpenAIError as error:
             raise self._as_embedding_error(error, attempts=self.max_attempts) from error
 
@@ -274,7 +219,7 @@ class OpenAIProvider:
         error = state.outcome.exception() if state.outcome else None
         sleep = state.next_action.sleep if state.next_action else 0.0
         logger.info(
-            "embedding request failed (%s); retry %d in %.1fs", _describe(error), state.attempt_number, sleep
+            "embedding request failed (%s); retry %d in %.1fs", describe(error), state.attempt_number, sleep
         )
 
     def _request(self, client: openai.OpenAI, batch: list[str]) -> list[list[float]]:
@@ -314,20 +259,10 @@ class OpenAIProvider:
             return EmbeddingError(
                 f"{where} has no model {self.model!r} (HTTP 404); check --embedding-model/base URL"
             )
-        if _retryable(error):
+        if is_retryable(error):
             tries = f"after {attempts} attempts" if attempts > 1 else "in one attempt"
-            return EmbeddingError(f"embedding request to {where} failed {tries}: {_describe(error)}")
-        return EmbeddingError(f"{where} refused the embedding request: {_describe(error)}")
-
-
-def _describe(error: BaseException | None) -> str:
-    if isinstance(error, openai.APITimeoutError):
-        return "timed out"
-    if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}: {redact(error.message)}"
-    if isinstance(error, openai.APIConnectionError):
-        return f"connection failed ({redact(str(error.__cause__ or error))})"
-    return str(error)
+            return EmbeddingError(f"embedding request to {where} failed {tries}: {describe(error)}")
+        return EmbeddingError(f"{where} refused the embedding request: {describe(error)}")
 
 
 register_provider(

@@ -12,7 +12,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 
 from docs_mcp.chunk.chunks import Chunk
-from docs_mcp.embedding.cache import CachingProvider
+from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import NO_EMBEDDINGS, EmbeddingProvider, EmbeddingSettings, create_provider
 from docs_mcp.errors import EmbeddingError
 

@@ -1,4 +1,4 @@
-"""Chunks -> the rows of the ``chunks`` table (``docs_mcp.store.schema``), with the full-text fields."""
+"""Chunks -> the rows of the ``chunks`` table (``docs_mcp.store.columns``), with the full-text fields."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from pathlib import PurePosixPath
 import pyarrow as pa
 
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.store.columns import (
+    FTS_BODY,
+    FTS_CRUMBS,
+    TEXT_COLUMN,
+    VECTOR_COLUMN,
+    facet_column,
+    table_schema,
+)
 from docs_mcp.store.identifiers import split_identifiers
-from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS, TEXT_COLUMN, VECTOR_COLUMN, facet_column, table_schema
 
 _PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
 

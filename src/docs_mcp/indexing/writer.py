@@ -12,7 +12,7 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
-from docs_mcp.store.schema import FTS_COLUMNS, LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN, facet_column
+from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN, facet_column
 
 # Below this many rows an exact (flat) cosine scan is fast enough (measured: ~2 ms at 10k x 384-d on
 # 2 cores) and perfectly accurate; above it an IVF_HNSW_SQ index keeps vector search in budget.

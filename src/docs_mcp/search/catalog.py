@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from docs_mcp.search.folding import HitRow
 from docs_mcp.search.types import Section
-from docs_mcp.store.schema import facet_column
+from docs_mcp.store.columns import facet_column
 
 _DISPLAY_COLUMNS = ("file_path", "heading", "breadcrumb")
 

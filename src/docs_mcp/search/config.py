@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.fusion import FusionConfig
 from docs_mcp.search.types import SearchMode
-from docs_mcp.store.schema import FTS_BODY, FTS_CRUMBS
+from docs_mcp.store.columns import FTS_BODY, FTS_CRUMBS
 
 __all__ = ["SearchConfig"]
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 from docs_mcp.errors import QueryError
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
-from docs_mcp.store.schema import facet_column
+from docs_mcp.store.columns import facet_column
 
 _SHOWN_VALUES = 20
 

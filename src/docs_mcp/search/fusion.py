@@ -15,14 +15,14 @@ Ties are broken by chunk id so the order is stable across calls and pages.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from docs_mcp.search.types import Ranked
 
 __all__ = ["FusionConfig", "fuse"]
 
 FusionMethod = Literal["linear", "dbsf", "rrf"]
-Ranked = Sequence[tuple[str, float]]  # (chunk id, score; higher is better), best first
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ def _distribution_normalised(leg: Ranked) -> dict[str, float]:
     return {cid: (score - mean + spread) / (2 * spread) for cid, score in leg}
 
 
-def fuse(text: Ranked, vector: Ranked, config: FusionConfig = FusionConfig()) -> list[tuple[str, float]]:
+def fuse(text: Ranked, vector: Ranked, config: FusionConfig = FusionConfig()) -> Ranked:
     """One ranking of every id in either leg, best first, ties by id."""
     combined: dict[str, float] = {}
     if config.method == "rrf":

@@ -35,8 +35,8 @@ from docs_mcp.search.types import (
     Section,
     SectionWindow,
 )
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN
 
 __all__ = ["DocsIndex"]
 

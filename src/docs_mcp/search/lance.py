@@ -16,10 +16,10 @@ import lancedb
 from lancedb.background_loop import LOOP
 from lancedb.query import FullTextQuery
 
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME, TEXT_COLUMN, VECTOR_COLUMN
+from docs_mcp.search.types import Ranked
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, TEXT_COLUMN, VECTOR_COLUMN
 
 _T = TypeVar("_T")
-Ranked = list[tuple[str, float]]
 
 
 def run(coroutine: Coroutine[Any, Any, _T]) -> _T:

@@ -8,8 +8,8 @@ from lancedb.query import BooleanQuery, FullTextQuery, MatchQuery, Occur, Phrase
 
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.terms import query_phrases
+from docs_mcp.store.columns import FTS_COLUMNS
 from docs_mcp.store.identifiers import expand_query
-from docs_mcp.store.schema import FTS_COLUMNS
 
 
 def fulltext_query(query: str, config: SearchConfig) -> FullTextQuery:

@@ -16,7 +16,7 @@ from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.query import fulltext_query
-from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, SearchMode
+from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 
 __all__ = ["Ranker", "Ranking"]
 
@@ -27,7 +27,6 @@ __all__ = ["Ranker", "Ranking"]
 # hit's ``also_in`` (nor shown as a hit on a later page: it folds into that hit there too).
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
-Ranked = list[tuple[str, float]]
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,9 @@ from typing import Any, Literal, get_args
 
 from docs_mcp.errors import QueryError
 
+# A ranked list: (chunk id, score; higher is better), best first. What each leg returns and fusion takes.
+Ranked = list[tuple[str, float]]
+
 __all__ = [
     "CONTEXT_MAX",
     "LIMIT_DEFAULT",
@@ -22,6 +25,7 @@ __all__ = [
     "QUERY_MAX_LENGTH",
     "SEARCH_MODES",
     "UNFILTERED",
+    "Ranked",
     "SearchMode",
     "SearchPage",
     "SearchRequest",

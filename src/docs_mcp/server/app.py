@@ -30,8 +30,8 @@ from docs_mcp.server.instructions import get_description, search_description, se
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
-from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.text_content import render_get, render_search
+from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
 from docs_mcp.server.tools import DocsTools
 
 __all__ = [

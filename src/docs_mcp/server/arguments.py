@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import QueryError
-from docs_mcp.server.schema import JsonSchema
+from docs_mcp.server.tool_schema import JsonSchema
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator

@@ -25,19 +25,22 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from docs_mcp import __version__
+from docs_mcp.loopback import LOOPBACK_HOSTS, is_loopback
 from docs_mcp.server.http_guard import McpGuard
 from docs_mcp.server.options import HttpOptions
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
-_LOOPBACK_HOSTS = ["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost", "[::1]"]
-_LOOPBACK_ORIGINS = ["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"]
+# As the allow-lists write them: with any port, and without one (a Host header on port 80).
+_URL_LOOPBACK = sorted(host for host in LOOPBACK_HOSTS if host != "::1")
+_LOOPBACK_HOSTS = [*(f"{host}:*" for host in _URL_LOOPBACK), *_URL_LOOPBACK]
+_LOOPBACK_ORIGINS = [f"http://{host}:*" for host in _URL_LOOPBACK]
 
 
 def security_settings(options: HttpOptions) -> TransportSecuritySettings:
     """Host/Origin allow-lists: loopback always, the bound host, and what the operator added."""
     hosts = [*_LOOPBACK_HOSTS, *options.allowed_hosts]
-    if options.host not in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::"):
+    if not is_loopback(options.host) and options.host not in ("0.0.0.0", "::"):
         hosts += [f"{options.host}:*", options.host]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
-from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL, searchable_facets
+from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, searchable_facets
 
 _DEFAULT_DESCRIPTION = "a documentation corpus"
 

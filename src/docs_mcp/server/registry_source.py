@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.artifact import Credentials, Reference, parse_reference, pull, resolve
-from docs_mcp.artifact.cache import BlobCache, default_cache_dir
+from docs_mcp.artifact.blob_cache import BlobCache, default_cache_dir
 from docs_mcp.artifact.pulling import recorded_digest
 from docs_mcp.errors import DocsMcpError, RegistryUnreachable
 from docs_mcp.server.live import LiveIndex

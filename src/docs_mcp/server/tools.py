@@ -19,7 +19,7 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchRequest
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.cursor import CursorCodec, SearchCursor
-from docs_mcp.server.schema import (
+from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
     get_input_schema,

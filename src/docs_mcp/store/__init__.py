@@ -12,6 +12,10 @@ from docs_mcp._lazy import lazy_exports
 from docs_mcp.store.lancedb_import import install_import_hook
 
 if TYPE_CHECKING:
+    from docs_mcp.store.columns import LANCEDB_DIR as LANCEDB_DIR
+    from docs_mcp.store.columns import TABLE_NAME as TABLE_NAME
+    from docs_mcp.store.columns import facet_column as facet_column
+    from docs_mcp.store.columns import table_schema as table_schema
     from docs_mcp.store.index_manifest import FORMAT_VERSION as FORMAT_VERSION
     from docs_mcp.store.index_manifest import MANIFEST_FILE as MANIFEST_FILE
     from docs_mcp.store.index_manifest import EmbeddingInfo as EmbeddingInfo
@@ -19,10 +23,6 @@ if TYPE_CHECKING:
     from docs_mcp.store.index_manifest import IndexManifest as IndexManifest
     from docs_mcp.store.index_manifest import read_manifest as read_manifest
     from docs_mcp.store.index_manifest import write_manifest as write_manifest
-    from docs_mcp.store.schema import LANCEDB_DIR as LANCEDB_DIR
-    from docs_mcp.store.schema import TABLE_NAME as TABLE_NAME
-    from docs_mcp.store.schema import facet_column as facet_column
-    from docs_mcp.store.schema import table_schema as table_schema
 
 # Before anything imports lancedb: defer its unused REST client (see lancedb_import).
 install_import_hook()

@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "--embedding-provider",
         choices=provider_names(),
-        help="vector embeddings (default: the docs' root manifest `embedding.provider`, else none)",
+        help="vector embeddings (default: the root docs manifest's `embedding.provider`, else none)",
     )
     parser.add_argument("--embedding-model", help="the provider's model (default: the provider's own)")
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""``docs-mcp fix``: propose manifests (bootstrap) or repair their drift; ``--write`` applies."""
+"""``docs-mcp fix``: propose docs manifests (bootstrap) or repair their drift; ``--write`` applies."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "fix",
-        help="propose .docs-mcp.json manifests for a docs folder, or repair their drift",
-        description="Without manifests, propose them from the folder's layout and outlines (strategies, "
-        "language and scope facets, server instructions); with manifests, repair drift (sections that "
+        help="propose .docs-mcp.json docs manifests for a docs folder, or repair their drift",
+        description="Without docs manifests, propose them from the folder's layout and outlines (strategies, "
+        "language and scope facets, server instructions); with them, repair drift (sections that "
         "outgrew their strategy, files no strategy covers, facet values that contradict the layout, "
         "dangling hints). Prints a unified diff with one reason per change; writes only with --write. "
-        "Touches only manifests, front matter and hint comments.",
+        "Touches only docs manifests, front matter and hint comments.",
     )
     parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder")
     parser.add_argument("--write", action="store_true", help="apply the proposal (default: only print it)")

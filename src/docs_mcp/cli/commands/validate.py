@@ -11,7 +11,7 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "validate",
-        help="check a docs folder: manifests, hints, metadata taxonomy, encodings",
+        help="check a docs folder: docs manifests, hints, metadata taxonomy, encodings",
         description="Check a docs folder. Errors exit 1; warnings (such as files relying on the "
         "default h2 strategy) exit 0 unless --strict.",
     )

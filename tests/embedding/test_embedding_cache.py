@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from docs_mcp.embedding.cache import SEGMENT_SUFFIX, CachingProvider, cache_key
+from docs_mcp.embedding.embedding_cache import SEGMENT_SUFFIX, CachingProvider, cache_key
 from docs_mcp.embedding.hash import HashProvider
 
 pytestmark = pytest.mark.timeout(30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from jsonschema import Draft202012Validator
 
-from docs_mcp.server.schema import (
+from docs_mcp.server.tool_schema import (
     CHUNK_FIELDS,
     HIT_FIELDS,
     OPTIONAL_FIELDS,
