@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
 DEFAULT_STRATEGY_RULE = "default-strategy"
 SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
-# Below this many files helper processes cost more to start (~0.3 s of imports) than they save.
+# Below this many files helper processes cost more to start (their imports) than they save.
 PARALLEL_THRESHOLD = 400
 
 

@@ -14,8 +14,8 @@ from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
 from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN, facet_column
 
-# Below this many rows an exact (flat) cosine scan is fast enough (measured: ~2 ms at 10k x 384-d on
-# 2 cores) and perfectly accurate; above it an IVF_HNSW_SQ index keeps vector search in budget.
+# Below this many rows an exact (flat) cosine scan is fast enough and perfectly accurate
+# (benchmarks/test_hybrid_path.py); above it an IVF_HNSW_SQ index keeps vector search in budget.
 EXACT_VECTOR_SEARCH_MAX_ROWS = 20_000
 # Ids are looked up one at a time by `get`; a btree makes that a point lookup.
 _BTREE_COLUMNS = ("id", "file_path")

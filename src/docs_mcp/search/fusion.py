@@ -4,12 +4,11 @@ Three methods: ``linear`` (each leg's scores min-max normalised to [0, 1], then 
 document missing from a leg gets 0 there), ``dbsf`` (distribution-based score fusion: like linear, but
 each leg is normalised over mean +- 3 standard deviations of its scores, so one outlier does not
 squash the rest) and ``rrf`` (reciprocal rank fusion, ``w / (k + rank)``).
-Measured on claude-docs and the SDK question set (every variant in docs/ranking.md): RRF was clearly
-worse (recall@3 ~0.75 vs ~0.80); weighting the full-text leg 1.25-1.5x beat equal weights and more
-(the full-text leg is the stronger one: 0.746 / 0.877 against 0.673 / 0.768 vector only); dbsf
-matched or beat linear at every text weight from 1.0 to 2.0 on MRR@3 (0.922-0.943 against
-0.910-0.932), since one far-out best score no longer squashes the other candidates of its leg
-towards 0. Default: dbsf, text 1.5.
+Measured on claude-docs and the SDK question set (every variant, with its figures, in
+docs/ranking.md): RRF was clearly worse; weighting the full-text leg (the stronger one) 1.25-1.5x
+beat equal weights and more; dbsf matched or beat linear at every text weight on MRR@3, since one
+far-out best score no longer squashes the other candidates of its leg towards 0. Default: dbsf,
+text 1.5.
 Ties are broken by chunk id so the order is stable across calls and pages.
 """
 

@@ -106,8 +106,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # Inherited by accepted connections: without it, Nagle + delayed ACK add ~40 ms to every
-    # response on a kept-alive connection (headers and body go out in separate writes).
+    # Inherited by accepted connections: without it, Nagle + delayed ACK hold back every response on
+    # a kept-alive connection by the peer's delayed-ACK timer (headers and body go out in separate
+    # writes).
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(2048)

@@ -2,10 +2,9 @@
 
 Importing the serving stack (mcp's pydantic models, lancedb, pyarrow) allocates so many container
 objects that the collector runs full collections over them again and again while nothing is garbage
-yet: with it paused the imports take ~1.15 s instead of ~1.4 s (measured on the dev box,
-``import docs_mcp.server.serving``). Freezing what start-up allocated (``gc.freeze``) then keeps later
-collections from re-scanning those objects, which live as long as the process anyway, and spares
-the interpreter that scan at exit (exit after end of input: 0.37 s -> 0.06 s).
+yet; pausing it takes a sixth or so off the imports (``benchmarks/test_server.py``, cold start).
+Freezing what start-up allocated (``gc.freeze``) then keeps later collections from re-scanning those
+objects, which live as long as the process anyway, and spares the interpreter that scan at exit.
 
 Imports nothing heavy itself, so the CLI can enter it before importing the server.
 """

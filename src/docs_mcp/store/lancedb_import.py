@@ -10,10 +10,10 @@ anything that does use the client still gets the real classes.
 If a package's ``__init__`` holds anything but plain imports and constants (a future version), we
 leave everything as it is and lancedb imports the ordinary way.
 
-Measured with lancedb 0.40.0 and lance-namespace-urllib3-client 0.13.0 in the same run
-(``benchmarks/test_replacements.py::test_lancedb_import_against_the_plain_import``, CPU of a fresh
-process on a loaded 2-core machine): ``import lancedb`` 3.96 s plain, 2.08 s with the REST client
-deferred (1.9x). The models that ``lance_namespace`` itself imports by name are still loaded.
+What it saves is measured against the plain import in the same run
+(``benchmarks/test_replacements.py::test_lancedb_import_against_the_plain_import``; figures in the
+README's measured table). The models that ``lance_namespace`` itself imports by name are still
+loaded.
 
 ``install_import_hook`` (run by ``docs_mcp.store``) costs nothing until lancedb is imported: a
 meta-path finder that, the first time ``lancedb`` is looked up, installs the lazy packages and steps
