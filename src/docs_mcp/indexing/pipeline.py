@@ -56,6 +56,7 @@ class BuildOptions:
     docs_dir: Path
     out: Path
     description: str | None = None
+    version: str | None = None  # the documented library's version, recorded for `serve` (issue 22)
     embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)  # over the manifest's
     cache_dir: Path | None = None  # default OUT/.docs-mcp-cache
@@ -148,6 +149,7 @@ def build(options: BuildOptions) -> BuildResult:
         file_count=len(corpus.files),
         content_hash=corpus.content_hash,
         source_commit=_source_commit(Path(options.docs_dir)),
+        version=options.version,
         taxonomy=_taxonomy(corpus.taxonomy, facets),
     )
     report(BuildProgress("writing", 0, None, str(out)))

@@ -31,7 +31,7 @@ __all__ = ["serve"]
 
 
 def serve(
-    index: Path | str,
+    index: Path | str | Sequence[str],
     *,
     transport: Transport = "stdio",
     http: HttpOptions | None = None,
@@ -47,7 +47,20 @@ def serve(
         IndexCompatibilityError: the index was built by an incompatible version or provider.
         ConfigError: a malformed reference, or a refresh interval for a local folder.
         RegistryError: an ``oci://`` index could not be pulled (unauthorized, not found, rejected).
+
+    ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
+    libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
     """
+    if not isinstance(index, (str, Path)):
+        from docs_mcp.server.library import parse_index_specs
+
+        specs = parse_index_specs(index)
+        if len(specs) > 1 or specs[0].name is not None:
+            with collector_paused():
+                from docs_mcp.server.hub_serving import serve_hub
+            serve_hub(specs, transport=transport, http=http, announce=announce, registry=registry)
+            return
+        index = specs[0].reference
     options = registry or RegistryOptions()
     health: dict[str, Any] = {}
     if str(index).startswith(OCI_SCHEME):

@@ -92,6 +92,9 @@ class IndexManifest:
     content_hash: str
     source_commit: str | None = None
     taxonomy: dict[str, FacetTaxonomy] = field(default_factory=dict)  # only facets that declare something
+    # The version of the documented library (``build --version``); an optional key, written only when
+    # set, so an index without it reads as before and an older reader keeps it in ``extra``.
+    version: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -127,6 +130,7 @@ class IndexManifest:
             "content_hash": self.content_hash,
             "source_commit": self.source_commit,
             "taxonomy": {name: entry.to_dict() for name, entry in sorted(self.taxonomy.items())},
+            **({"version": self.version} if self.version is not None else {}),
             **self.extra,
         }
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -149,6 +153,7 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
+                "version",
             }  # fmt: skip
             return cls(
                 format_version=int(version),
@@ -174,6 +179,7 @@ class IndexManifest:
                     str(name): FacetTaxonomy.from_dict(entry)
                     for name, entry in _mapping(data.get("taxonomy", {}), "taxonomy").items()
                 },
+                version=str(data["version"]) if data.get("version") is not None else None,
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:

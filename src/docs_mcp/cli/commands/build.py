@@ -30,6 +30,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--description", help="a one-line description of the corpus, recorded in the index")
     parser.add_argument(
+        "--version",
+        dest="docs_version",
+        metavar="VERSION",
+        help="the version of the library these docs describe (e.g. 2.1), recorded in the index: "
+        "`serve` offers several versions of one library under `version`",
+    )
+    parser.add_argument(
         "--embedding-provider",
         choices=provider_names(),
         help="vector embeddings (default: the root docs manifest's `embedding.provider`, else none)",
@@ -90,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
         docs_dir=args.docs_dir,
         out=args.out,
         description=args.description,
+        version=args.docs_version,
         embedding_provider=args.embedding_provider,
         embedding=EmbeddingSettings(
             model=args.embedding_model,

@@ -19,7 +19,8 @@ from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
 TRANSPORTS = ("stdio", "http")
 
 _EPILOG = """environment (each sets the default of its flag; a flag given wins):
-  DOCS_MCP_INDEX             --index (a folder or oci://REF)
+  DOCS_MCP_INDEX             --index: a folder or oci://REF, or NAME=REF,... (comma-separated) for
+                             several libraries
   DOCS_MCP_TRANSPORT         --transport (stdio or http)
   DOCS_MCP_HOST              --host
   DOCS_MCP_PORT              --port
@@ -80,13 +81,16 @@ def register(
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    index = env.get("DOCS_MCP_INDEX") or None
+    indexes = _listed(env, "DOCS_MCP_INDEX")
     parser.add_argument(
         "--index",
-        default=index,
-        required=index is None,
-        help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG "
-        "(env DOCS_MCP_INDEX)",
+        action="append",
+        required=not indexes,
+        metavar="[NAME[@VERSION[!]]=]REF",
+        help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG. "
+        "Repeat as NAME=REF to serve several libraries in one server (NAME@VERSION=REF for versions of "
+        "one library; '!' after the version marks the latest, else the highest is) "
+        "(env DOCS_MCP_INDEX, comma-separated)",
     )
     # String defaults go through `type`, so a bad environment value is a usage error naming it.
     parser.add_argument(
@@ -140,6 +144,7 @@ def register(
     )
     parser.set_defaults(
         func=run,
+        env_index=indexes,
         env_allow_host=_listed(env, "DOCS_MCP_ALLOW_HOSTS"),
         env_allow_origin=_listed(env, "DOCS_MCP_ALLOW_ORIGINS"),
     )
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         allowed_origins=args.allow_origin if args.allow_origin is not None else args.env_allow_origin,
     )
     serve(
-        args.index,
+        args.index if args.index is not None else args.env_index,
         transport=args.transport,
         http=options,
         announce=lambda message: print(f"docs-mcp: {message}", file=sys.stderr, flush=True),

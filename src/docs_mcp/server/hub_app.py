@@ -1,0 +1,212 @@
+"""The MCP server for several libraries: the same two tools, answered by :mod:`.hub_tools`.
+
+Like :func:`docs_mcp.server.app.create_server`: index calls run in worker threads, a tool failure is
+an ``isError`` result, and the listing is rebuilt only when a served index swapped. Resources are
+per library: ``docs://{library}/{chunk_id}``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+from docs_mcp import __version__
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.app import SERVER_NAME
+from docs_mcp.server.hub import Hub, HubView
+from docs_mcp.server.hub_resources import HubResources
+from docs_mcp.server.hub_schema import (
+    LIBRARY,
+    VERSION,
+    hub_get_description,
+    hub_get_output_schema,
+    hub_instructions,
+    hub_search_description,
+    hub_search_output_schema,
+)
+from docs_mcp.server.hub_tools import HubTools
+from docs_mcp.server.protocol import NameInvalidParams
+from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL
+from docs_mcp.server.text_content import render_get, render_search
+
+__all__ = ["HubState", "create_hub_server"]
+
+logger = logging.getLogger(__name__)
+
+_READ_ONLY = types.ToolAnnotations(
+    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+
+@dataclass(frozen=True)
+class HubState:
+    """What the server derives from one :class:`HubView`: tools, listing, instructions, resources."""
+
+    view: HubView
+    tools: HubTools
+    runs: dict[str, Callable[[Mapping[str, Any] | None], dict[str, Any]]]
+    listing: types.ListToolsResult
+    instructions: str
+    resources: HubResources
+
+
+def hub_state(view: HubView) -> HubState:
+    tools = HubTools(view)
+    search = types.Tool(
+        name=SEARCH_TOOL,
+        title="Search the documentation",
+        description=hub_search_description(view),
+        input_schema=tools.search_schema,
+        output_schema=hub_search_output_schema(),
+        annotations=_READ_ONLY,
+    )
+    get = types.Tool(
+        name=GET_TOOL,
+        title="Read a documentation section",
+        description=hub_get_description(),
+        input_schema=tools.get_schema,
+        output_schema=hub_get_output_schema(),
+        annotations=_READ_ONLY,
+    )
+    runs: dict[str, Callable[[Mapping[str, Any] | None], dict[str, Any]]] = {
+        SEARCH_TOOL: tools.search_docs,
+        GET_TOOL: tools.get_doc,
+    }
+    listing = types.ListToolsResult(tools=[search, get])
+    return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view))
+
+
+class HubStates:
+    """The current :class:`HubState`, rebuilt when the hub's view changes (an index swapped)."""
+
+    def __init__(self, hub: Hub) -> None:
+        self._hub = hub
+        self._lock = threading.Lock()
+        self._state = hub_state(hub.view())
+
+    @property
+    def current(self) -> HubState:
+        return self._state
+
+    def acquire(self) -> HubState:
+        view = self._hub.view()
+        state = self._state
+        if state.view is view:
+            return state
+        with self._lock:
+            if self._state.view is not view:
+                self._state = hub_state(view)
+            return self._state
+
+
+def render_hub_search(result: dict[str, Any]) -> str:
+    """The single-index text, each hit's ``chunk_id`` line naming its library (and version) first."""
+    lines = render_search(result).split("\n")
+    position = 0
+    for hit in result["hits"]:
+        marker = f"   chunk_id: {hit['chunk_id']}"
+        position = lines.index(marker, position)
+        where = hit[LIBRARY] + (f"@{hit[VERSION]}" if VERSION in hit else "")
+        lines[position] = f"   library: {where}  chunk_id: {hit['chunk_id']}"
+    return "\n".join(lines)
+
+
+def render_hub_get(result: dict[str, Any]) -> str:
+    where = result[LIBRARY] + (f"@{result[VERSION]}" if VERSION in result else "")
+    return f"library: {where}\n" + render_get(result)
+
+
+_RENDER = {SEARCH_TOOL: render_hub_search, GET_TOOL: render_hub_get}
+
+
+def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
+    """An MCP server answering ``search_docs`` and ``get_doc`` from every library of ``hub``."""
+    states = HubStates(hub)
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return (await anyio.to_thread.run_sync(states.acquire)).listing
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return await _call_tool(states, params)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        tools = states.current.tools
+        return {SEARCH_TOOL: tools.search_schema, GET_TOOL: tools.get_schema}.get(name)
+
+    resources: dict[str, Any] = {}
+    if states.current.resources.enabled:
+        resources = _resource_handlers(states)
+    server: Server[Any] = Server(
+        SERVER_NAME,
+        version=__version__,
+        title="Documentation search",
+        instructions=states.current.instructions,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=input_schema,
+        **resources,
+    )
+    server.middleware.append(NameInvalidParams())
+    return server, states
+
+
+def _resource_handlers(states: HubStates) -> dict[str, Any]:
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        return await anyio.to_thread.run_sync(lambda: states.acquire().resources.list(cursor))
+
+    async def list_templates(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourceTemplatesResult:
+        return HubResources.templates()
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await anyio.to_thread.run_sync(lambda: states.acquire().resources.read(params.uri))
+
+    return {
+        "on_list_resources": list_resources,
+        "on_list_resource_templates": list_templates,
+        "on_read_resource": read_resource,
+    }
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+async def _call_tool(states: HubStates, params: types.CallToolRequestParams) -> types.CallToolResult:
+    if params.name not in _RENDER:
+        raise MCPError(
+            code=types.INVALID_PARAMS,
+            message=f"Unknown tool {params.name!r}; this server has: {', '.join(_RENDER)}.",
+        )
+
+    def run() -> tuple[dict[str, Any], str]:
+        result = states.acquire().runs[params.name](params.arguments)
+        return result, _RENDER[params.name](result)
+
+    try:
+        result, text = await anyio.to_thread.run_sync(run)
+    except DocsMcpError as error:
+        return _error_result(str(error))
+    except Exception:
+        logger.exception("%s failed with arguments %r", params.name, params.arguments)
+        return _error_result(f"{params.name} failed with an internal error; the server log has details.")
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)

@@ -1,0 +1,182 @@
+"""``serve`` with several ``--index NAME=REF``: open every library, follow each on its own, serve them all.
+
+Each library is opened like a single index: a folder is watched and reopened when rebuilt; an
+``oci://`` reference is pulled through the cache and, with a refresh interval, its tag is polled by its
+own thread, so one registry failing to answer leaves every other index (and its own current one)
+serving. The cache is shared: a refresh removes only unpacked indexes no library is serving.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from docs_mcp.errors import ConfigError
+from docs_mcp.server.app import ServedIndex, open_warm, served_index
+from docs_mcp.server.cursor import cursor_key
+from docs_mcp.server.hub import Hub, Library
+from docs_mcp.server.hub_app import HubStates, create_hub_server
+from docs_mcp.server.library import LibrarySpec
+from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
+from docs_mcp.server.serving import OCI_SCHEME, HttpOptions, RegistryOptions, Transport
+
+__all__ = ["ReadyHub", "open_hub", "serve_hub"]
+
+
+class _InUse:
+    """The unpacked cache folders each library serves (current and previous), so that one library's
+    refresh never removes another's."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._paths: dict[str, set[Path]] = {}
+
+    def keep(self, label: str, paths: set[Path]) -> set[Path]:
+        with self._lock:
+            self._paths[label] = set(paths)
+            return set().union(*self._paths.values())
+
+
+class _SharedCacheSource(RegistrySource):
+    def __init__(self, label: str, in_use: _InUse, reference: str, **options: Any) -> None:
+        super().__init__(reference, **options)
+        self._label, self._in_use = label, in_use
+
+    def forget(self, keep: set[Path]) -> None:
+        super().forget(self._in_use.keep(self._label, keep))
+
+
+@dataclass
+class ReadyHub:
+    """Every library opened and warmed; ``stop`` ends the refresh threads."""
+
+    hub: Hub
+    server: Any
+    states: HubStates
+    startup_seconds: float
+    health: dict[str, Any]
+    stop: Callable[[], None]
+
+
+def open_hub(
+    specs: Sequence[LibrarySpec],
+    registry: RegistryOptions | None = None,
+    *,
+    key: bytes | None = None,
+    announce: Callable[[str], None] = lambda _message: None,
+) -> ReadyHub:
+    """Open every library of ``specs`` (named), build the hub and its MCP server.
+
+    Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
+    ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault.
+    """
+    options = registry or RegistryOptions()
+    if options.refresh_interval is not None and options.refresh_interval <= 0:
+        raise ConfigError(f"--refresh-interval must be positive (got {options.refresh_interval:g})")
+    started = time.perf_counter()
+    signing_key = key if key is not None else cursor_key()
+    health: dict[str, Any] = {}
+    in_use = _InUse()
+    libraries: list[Library] = []
+    followers: list[Callable[[], Any]] = []
+    stops: list[Callable[[], None]] = []
+
+    def opener(path: Path) -> ServedIndex:
+        return served_index(open_warm(path), signing_key)
+
+    def refresh_health(*_args: Any) -> None:
+        health["indexes"] = [library.health() for library in libraries]
+
+    for spec in specs:
+        assert spec.name is not None
+        label = spec.label()
+        if spec.reference.startswith(OCI_SCHEME):
+            source = _SharedCacheSource(
+                label, in_use, spec.reference, cache_dir=options.cache_dir, insecure=options.insecure
+            )
+            if options.refresh_interval is not None and source.reference.digest:
+                raise ConfigError(f"--index {label}: --refresh-interval follows a tag; this one is a digest")
+            pulled = source.start()
+            in_use.keep(label, {pulled.path})
+            live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
+            library = _library(spec, live, spec.reference, pulled.digest)
+            if options.refresh_interval is not None:
+                followers.append(
+                    _follower(source, library, pulled, options.refresh_interval, refresh_health, announce)
+                )
+        else:
+            if options.refresh_interval is not None and not any(
+                s.reference.startswith(OCI_SCHEME) for s in specs
+            ):
+                raise ConfigError("--refresh-interval follows registry tags; no --index is oci://REF")
+            live = LiveIndex.open(Path(spec.reference), opener, watch=True, on_swap=refresh_health)
+            library = _library(spec, live, spec.reference, None)
+        libraries.append(library)
+    marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
+    hub = Hub(libraries, signing_key, marked_latest=marked)
+    server, states = create_hub_server(hub)
+    refresh_health()
+    stops.extend(start() for start in followers)
+
+    def stop() -> None:
+        for stop_one in stops:
+            stop_one()
+
+    return ReadyHub(hub, server, states, time.perf_counter() - started, health, stop)
+
+
+def _library(spec: LibrarySpec, live: LiveIndex[ServedIndex], source: str, digest: str | None) -> Library:
+    assert spec.name is not None
+    version = spec.version or live.current.index.manifest.version
+    return Library(spec.name, version, live, source, digest)
+
+
+def _follower(
+    source: RegistrySource,
+    library: Library,
+    pulled: PulledIndex,
+    interval: float,
+    refresh_health: Callable[..., None],
+    announce: Callable[[str], None],
+) -> Callable[[], Callable[[], None]]:
+    def on_swap(new: PulledIndex) -> None:
+        library.digest = new.digest
+        refresh_health()
+        announce(f"{library.label}: now serving {new.reference}")
+
+    return lambda: follow(source, library.live, pulled, interval, on_swap)
+
+
+def serve_hub(
+    specs: Sequence[LibrarySpec],
+    *,
+    transport: Transport = "stdio",
+    http: HttpOptions | None = None,
+    announce: Callable[[str], None] = lambda _message: None,
+    registry: RegistryOptions | None = None,
+) -> None:
+    """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`)."""
+    ready = open_hub(specs, registry, announce=announce)
+    names = ", ".join(
+        f"{lib.label} ({lib.live.current.index.manifest.chunk_count} chunks)" for lib in ready.hub.libraries
+    )
+    summary = f"{len(ready.hub.libraries)} indexes [{names}] ready in {ready.startup_seconds:.2f}s"
+    try:
+        if transport == "stdio":
+            from docs_mcp.server.stdio import serve_stdio
+
+            serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
+            return
+        from docs_mcp.server.http import serve_http
+
+        http_options = replace(http or HttpOptions(), health=ready.health)
+        serve_http(
+            ready.server, http_options, on_listening=lambda url: announce(f"serving {summary} at {url}")
+        )
+    finally:
+        ready.stop()

@@ -1,0 +1,327 @@
+"""``search_docs`` and ``get_doc`` over several libraries: one library's index, or all of them merged.
+
+With ``library`` a search runs on that library's index exactly as a single-index server runs it (same
+hits, same folding, same hint), each hit tagged with its library. Without it, every library's latest
+index that holds the given facet values is searched, and the lists are merged into one ranking (see
+:func:`merge`). A cursor carries the library (and version) it continues, signed; it is bound to that
+index's identity, or for a merged search to every index searched, so a swapped index makes exactly
+its own cursors stale.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
+from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
+from docs_mcp.server.arguments import ArgumentValidator
+from docs_mcp.server.cursor import CURSOR_MAX_LENGTH, SEARCH, CursorCodec, SearchCursor, request_digest
+from docs_mcp.server.hub import HubView, Served
+from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
+from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL
+from docs_mcp.server.tools import DocsTools
+
+# How merged lists are ranked: "max" divides each library's scores by its best score for the query,
+# "score" keeps the raw scores, "rrf" ranks by 1 / (60 + rank). Measured on the union of the
+# claude-docs and SDK labelled sets (benchmarks/test_libraries.py; docs/libraries.md).
+Fusion = Literal["score", "max", "rrf"]
+FUSION: Fusion = "score"
+_RRF_K = 60
+_PAGE = LIMIT_MAX  # one library's hits are read in pages of this size
+
+
+@dataclass(frozen=True)
+class _Hit:
+    served: Served
+    section: Section
+    rank: int  # 1-based, within its library
+    fused: float
+
+
+def merge(lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION) -> list[_Hit]:
+    """One ranking of every library's best-first hits. Each fused score depends only on the hit's own
+    list up to it, so a page read deeper merges to the same order as a shallower one."""
+    hits: list[_Hit] = []
+    for served, sections in lists:
+        best = max((s.score or 0.0 for s in sections), default=0.0) or 1.0
+        for rank, section in enumerate(sections, 1):
+            score = section.score or 0.0
+            fused = {"score": score, "max": score / best, "rrf": 1.0 / (_RRF_K + rank)}[fusion]
+            hits.append(_Hit(served, section, rank, fused))
+    hits.sort(key=lambda h: (-h.fused, h.rank, h.served.name, h.section.chunk_id))
+    return hits
+
+
+def _hit_dict(served: Served, section: Section) -> dict[str, Any]:
+    data = {**section.to_dict(), LIBRARY: served.name}
+    if served.version is not None:
+        data[VERSION] = served.version
+    return data
+
+
+def _peek(cursor: object) -> dict[str, Any]:
+    """The unverified payload of a cursor, to choose the codec that verifies it ({} when unreadable:
+    the codec then reports it malformed)."""
+    if not isinstance(cursor, str):
+        return {}
+    encoded = cursor.partition(".")[0]
+    try:
+        data = json.loads(base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)))
+    except (ValueError, TypeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+class HubTools:
+    """The two tools over one :class:`HubView` (rebuilt by the hub when an index swaps)."""
+
+    def __init__(self, view: HubView, fusion: Fusion = FUSION) -> None:
+        self._view = view
+        self._fusion = fusion
+        self.search_schema = hub_search_schema(view)
+        self.get_schema = hub_get_schema(view)
+        self._facet_names = [
+            n
+            for n in self.search_schema["properties"]
+            if n not in ("query", "limit", "cursor", LIBRARY, VERSION)
+        ]
+        self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
+        self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
+
+    # -- search -------------------------------------------------------------------------------
+
+    def search_docs(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Run ``search_docs`` on one library or all. Raises ``InvalidArguments``, ``LibraryNotServed``,
+        ``CursorError`` or ``QueryError`` (see :class:`docs_mcp.server.tools.DocsTools`)."""
+        values = self._search_arguments.validate(arguments)
+        given = {name: str(values[name]) for name in self._facet_names if name in values}
+        query = str(values["query"]).strip() if "query" in values else None
+        name, version = values.get(LIBRARY), values.get(VERSION)
+        if version is not None and name is None:
+            raise QueryError(
+                f"`{VERSION}` needs `{LIBRARY}`: say which library's version {version!r} to read."
+            )
+        cursor = values.get("cursor")
+        if cursor is not None:
+            payload = _peek(cursor)
+            carried = payload.get("b"), payload.get("w")
+            if name is not None and (name, version or carried[1]) != carried:
+                raise CursorError(
+                    "The cursor belongs to a search of another library or version: pass only the cursor, or "
+                    "call search_docs without `cursor` to start a new search."
+                )
+            name, version = carried
+        served = self._view.resolve(str(name), version) if name is not None else None
+        codec = self._view.codec(served)
+        if cursor is None:
+            assert query is not None  # the schema requires one of them
+            request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
+        else:
+            limit = int(values["limit"]) if arguments and "limit" in arguments else None
+            request = _continued(codec.decode(str(cursor)), query, given, limit)
+        result = self._one(served, request) if served is not None else self._merged(request)
+        has_more = result.pop("_has_more")
+        result["next_cursor"] = (
+            _encode(codec, request, served, request.offset + len(result["hits"]))
+            if has_more and result["hits"]
+            else None
+        )
+        return result
+
+    def _one(self, served: Served, request: SearchRequest) -> dict[str, Any]:
+        _check_facets(served, request.filters, self._view)
+        page = served.state.index.search(request)
+        hint = None
+        if not page.hits and request.offset == 0:
+            hint = self._hint(request.query, request.filters, [served])
+        return {
+            "query": request.query,
+            "filters": dict(request.filters),
+            LIBRARY: served.name,
+            "inferred_filters": dict(page.inferred_filters),
+            "hits": [_hit_dict(served, hit) for hit in page.hits],
+            "offset": request.offset,
+            "mode": page.mode,
+            "fallback_reason": page.fallback_reason,
+            "hint": hint,
+            "_has_more": page.has_more,
+        }
+
+    def _merged(self, request: SearchRequest) -> dict[str, Any]:
+        targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
+        wanted = request.offset + request.limit + 1
+        lists: list[tuple[Served, list[Section]]] = []
+        modes: dict[str, str] = {}
+        fallbacks: list[str] = []
+        inferred: dict[str, str] = {}
+        for served in targets:
+            sections, mode, fallback, named = _top(served, request, wanted)
+            lists.append((served, sections))
+            modes[served.name] = mode
+            if fallback:
+                fallbacks.append(f"{served.name}: {fallback}")
+            inferred.update(named)
+        merged = merge(lists, self._fusion)
+        page = merged[request.offset : request.offset + request.limit]
+        hint = None
+        if not page and request.offset == 0:
+            hint = self._hint(request.query, request.filters, targets)
+        # One mode when every library ran the same; hybrid when any did (the others say why not).
+        ran = set(modes.values())
+        mode = ran.pop() if len(ran) == 1 else ("hybrid" if "hybrid" in ran or not ran else "fulltext")
+        return {
+            "query": request.query,
+            "filters": dict(request.filters),
+            LIBRARY: None,
+            "inferred_filters": inferred,
+            "hits": [_hit_dict(hit.served, hit.section) for hit in page],
+            "offset": request.offset,
+            "mode": mode,
+            "fallback_reason": "; ".join(fallbacks) or None,
+            "hint": hint,
+            "_has_more": len(merged) > request.offset + request.limit,
+        }
+
+    def _hint(self, query: str, filters: Mapping[str, str], searched: list[Served]) -> dict[str, Any]:
+        """Where the query does match: other filter values of the searched libraries, and the libraries
+        (every served version) holding matches at all."""
+        suggested: dict[str, list[str]] = {}
+        unfiltered = False
+        matching: list[dict[str, str | None]] = []
+        for served in self._view.everything():
+            own = {k: v for k, v in filters.items() if k in served.facets}
+            suggestions = served.state.index.suggest_filters(query, own)
+            if UNFILTERED in suggestions:
+                matching.append({LIBRARY: served.name, VERSION: served.version})
+            if served in searched:
+                unfiltered = unfiltered or UNFILTERED in suggestions
+                for facet, found in suggestions.items():
+                    if facet != UNFILTERED and found and facet in filters:
+                        suggested[facet] = sorted({*suggested.get(facet, []), *found})
+        applied = ", ".join(f"{k}={v}" for k, v in filters.items())
+        where = ", ".join(f"{m[LIBRARY]}@{m[VERSION]}" if m[VERSION] else str(m[LIBRARY]) for m in matching)
+        if suggested:
+            options = "; ".join(f"{k}: {', '.join(v)}" for k, v in suggested.items())
+            message = (
+                f"No results with {applied}, but the query matches with other filter values ({options})."
+            )
+        elif unfiltered:
+            message = f"No results with {applied}, but the query matches without filters: retry without them."
+        elif matching:
+            message = f"Nothing matches here, but the query matches in: {where}. Retry with that `{LIBRARY}`"
+            message += f" (and `{VERSION}`)." if any(m[VERSION] for m in matching) else "."
+        else:
+            message = (
+                "Nothing matches this query in any library. Broaden it: use fewer or more general words, "
+                "synonyms, the feature's or operation's name, or an exact error message."
+            )
+        if matching and (suggested or unfiltered):
+            message += f" Libraries with matches: {where}."
+        return {
+            "message": message,
+            "suggested_filters": suggested,
+            "matches_without_filters": unfiltered,
+            "libraries": matching,
+        }
+
+    # -- get ----------------------------------------------------------------------------------
+
+    def get_doc(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Run ``get_doc`` on the library named, or the one library holding the chunk id.
+
+        Raises ``InvalidArguments``, ``LibraryNotServed`` or ``ChunkNotFound``."""
+        values = self._get_arguments.validate(arguments)
+        chunk_id, context = str(values["chunk_id"]), int(values["context"])
+        name, version = values.get(LIBRARY), values.get(VERSION)
+        if version is not None and name is None:
+            raise QueryError(
+                f"`{VERSION}` needs `{LIBRARY}`: say which library's version {version!r} to read."
+            )
+        if name is not None:
+            candidates = [self._view.resolve(str(name), version)]
+        else:
+            candidates = [s for s in self._view.defaults() if _has_chunk(s, chunk_id)]
+            if len(candidates) > 1:
+                names = ", ".join(s.name for s in candidates)
+                raise QueryError(
+                    f"chunk_id {chunk_id!r} is in several libraries ({names}): "
+                    f"pass `{LIBRARY}` as the search hit gave it."
+                )
+            candidates = candidates or self._view.defaults()
+        served = candidates[0]
+        try:
+            window = served.state.index.get(chunk_id, context)
+        except ChunkNotFound as error:
+            where = f"library {served.name!r}" if name is not None else "any library"
+            close = f" Similar ids: {', '.join(error.close_ids[:5])}." if error.close_ids else ""
+            raise ChunkNotFound(
+                f"No section of {where} has chunk_id {chunk_id!r}. Chunk ids come from {SEARCH_TOOL} hits: "
+                f"pass the hit's `{LIBRARY}` and chunk_id exactly.{close}",
+                chunk_id,
+                error.close_ids,
+            ) from error
+        result = {**window.to_dict(), LIBRARY: served.name}
+        if served.version is not None:
+            result[VERSION] = served.version
+        return result
+
+
+def _has_chunk(served: Served, chunk_id: str) -> bool:
+    try:
+        served.state.index.sections([chunk_id])
+    except ChunkNotFound:
+        return False
+    return True
+
+
+def _holds(served: Served, filters: Mapping[str, str]) -> bool:
+    return all(value in served.facets.get(name, ()) for name, value in filters.items())
+
+
+def _check_facets(served: Served, filters: Mapping[str, str], view: HubView) -> None:
+    for name, value in filters.items():
+        if value not in served.facets.get(name, ()):
+            holders = [s.name for s in view.defaults() if value in s.facets.get(name, ())]
+            own = served.facets.get(name)
+            raise QueryError(
+                f"library {served.name!r} has no {name}={value}"
+                + (f" (its values: {', '.join(own)})" if own else f" (it has no facet {name!r})")
+                + (f"; libraries with it: {', '.join(holders)}." if holders else ".")
+            )
+
+
+def _top(
+    served: Served, request: SearchRequest, wanted: int
+) -> tuple[list[Section], str, str | None, Mapping[str, str]]:
+    """The best ``wanted`` hits of one library (read in pages), the mode that ran, its fallback reason
+    and the facet values the query names there."""
+    own = {k: v for k, v in request.filters.items() if k in served.facets}
+    sections: list[Section] = []
+    while True:
+        page = served.state.index.search(
+            SearchRequest(request.query, own, min(_PAGE, wanted - len(sections)), len(sections), request.mode)
+        )
+        sections += page.hits
+        if not page.has_more or len(sections) >= wanted:
+            return sections, page.mode, page.fallback_reason, page.inferred_filters
+
+
+def _encode(codec: CursorCodec, request: SearchRequest, served: Served | None, offset: int) -> str:
+    where = {"b": served.name, "w": served.version} if served is not None else {}
+    position = {"m": request.mode, "o": offset, "l": request.limit, **where}
+    filters = dict(sorted(request.filters.items()))
+    cursor = codec.seal(SEARCH, {"q": request.query, "f": filters, **position})
+    if len(cursor) > CURSOR_MAX_LENGTH:  # never for real queries; then the request repeats it
+        cursor = codec.seal(SEARCH, {"r": request_digest(request.query, filters), **position})
+    return cursor
+
+
+def _continued(
+    cursor: SearchCursor, query: str | None, filters: dict[str, str], limit: int | None
+) -> SearchRequest:
+    """The request a verified cursor continues (the rules of the single-index server)."""
+    return DocsTools._continued(cursor, query, filters, limit)
