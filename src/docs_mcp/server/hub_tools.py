@@ -25,9 +25,11 @@ from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_sea
 from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.tools import DocsTools
 
-# How merged lists are ranked: "max" divides each library's scores by its best score for the query,
-# "score" keeps the raw scores, "rrf" ranks by 1 / (60 + rank). Measured on the union of the
-# claude-docs and SDK labelled sets (benchmarks/test_libraries.py; docs/libraries.md).
+# How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
+# library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library). Measured on
+# the union of the claude-docs and SDK labelled sets (python -m benchmarks.library_set): raw scores
+# lose least against asking each set's own library; "max" and "rrf" put every library's best hit at
+# the top, so a question about one library gets the others' best guesses interleaved with its answers.
 Fusion = Literal["score", "max", "rrf"]
 FUSION: Fusion = "score"
 _RRF_K = 60

@@ -1,0 +1,131 @@
+"""Retrieval figures of a server with several libraries: each labelled set asked of its own library, and
+of every library at once (no ``library``: one merged ranking), for each way of merging.
+
+    python -m benchmarks.library_set --claude-index OUT --sdk-index OUT [--example-index OUT]
+
+The claude-docs set is scored as ``./dev quality`` scores it (recall@3 / MRR@3, section matching), the
+SDK set as ``benchmarks/sdk_set.py`` does (recall@5 over answers / MRR@5). A hit of another library
+than the set's never counts, so a merged ranking that puts another library's sections first loses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.sdk_set import load_set as load_sdk_set
+from benchmarks.sdk_set import score as sdk_score
+from docs_mcp.eval.matching import Hit, judge
+from docs_mcp.eval.metrics import score as metric_score
+from docs_mcp.eval.queries import LabelledQuery, load_queries
+from docs_mcp.search.types import Section
+from docs_mcp.server.hub_tools import Fusion, HubTools
+
+FUSIONS: tuple[Fusion, ...] = ("score", "max", "rrf")
+Scorer = Callable[[LabelledQuery, list[dict[str, Any]]], tuple[float, float]]
+
+
+def _foreign(hit: Mapping[str, Any], library: str) -> bool:
+    return str(hit["library"]) != library
+
+
+def claude_scorer(library: str, k: int = 3) -> Scorer:
+    def scored(query: LabelledQuery, hits: list[dict[str, Any]]) -> tuple[float, float]:
+        judged = judge(
+            query,
+            [
+                Hit(f"{h['library']}:{h['chunk_id']}" if _foreign(h, library) else h["chunk_id"], h["file"])
+                for h in hits[:k]
+            ],
+        )
+        figures = metric_score(judged, [k])
+        return figures[f"recall@{k}"], figures[f"mrr@{k}"]
+
+    return scored
+
+
+def sdk_scorer(library: str, k: int = 5) -> Scorer:
+    def scored(query: LabelledQuery, hits: list[dict[str, Any]]) -> tuple[float, float]:
+        sections = [
+            Section(
+                f"{h['library']}:{h['chunk_id']}" if _foreign(h, library) else h["chunk_id"],
+                h["file"] if not _foreign(h, library) else f"{h['library']}:{h['file']}",
+                h["heading"],
+                tuple(h["breadcrumb"]),
+                h["facets"],
+                h["position"],
+                h["total"],
+            )
+            for h in hits[:k]
+        ]
+        return sdk_score(query, sections)
+
+    return scored
+
+
+@dataclass(frozen=True)
+class LabelledSet:
+    name: str
+    library: str
+    queries: Sequence[LabelledQuery]
+    scorer: Scorer
+    k: int
+
+
+def labelled_sets(claude_queries: Path, claude_library: str, sdk_library: str) -> list[LabelledSet]:
+    return [
+        LabelledSet("claude-docs", claude_library, load_queries(claude_queries), claude_scorer(claude_library), 3),
+        LabelledSet("sdk", sdk_library, load_sdk_set(), sdk_scorer(sdk_library), 5),
+    ]
+
+
+def figures(tools: HubTools, sets: Sequence[LabelledSet], *, merged: bool) -> dict[str, tuple[float, float]]:
+    """(recall, MRR) per set and over their union (``all``, each query weighted once), asking each
+    set's library (``merged`` False) or no library."""
+    totals: dict[str, list[float]] = {}
+    for labelled in sets:
+        for query in labelled.queries:
+            arguments: dict[str, Any] = {"query": query.query, "limit": labelled.k, **query.filters}
+            if not merged:
+                arguments["library"] = labelled.library
+            hits = tools.search_docs(arguments)["hits"]
+            recall, rr = labelled.scorer(query, hits)
+            for name in (labelled.name, "all"):
+                row = totals.setdefault(name, [0, 0.0, 0.0])
+                row[0] += 1
+                row[1] += recall
+                row[2] += rr
+    return {name: (row[1] / row[0], row[2] / row[0]) for name, row in totals.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from docs_mcp.server.hub_serving import open_hub
+    from docs_mcp.server.library import parse_index_specs
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--claude-index", type=Path, required=True)
+    parser.add_argument("--claude-queries", type=Path, required=True)
+    parser.add_argument("--sdk-index", type=Path, required=True)
+    parser.add_argument("--example-index", type=Path)
+    args = parser.parse_args(argv)
+    given = [f"claude-docs={args.claude_index}", f"sdks={args.sdk_index}"]
+    if args.example_index:
+        given.append(f"example={args.example_index}")
+    ready = open_hub(parse_index_specs(given))
+    view = ready.hub.view()
+    sets = labelled_sets(args.claude_queries, "claude-docs", "sdks")
+    rows = {"per library": figures(HubTools(view), sets, merged=False)}
+    for fusion in FUSIONS:
+        rows[f"merged ({fusion})"] = figures(HubTools(view, fusion), sets, merged=True)
+    for label, by_set in rows.items():
+        shown = "  ".join(f"{name} {r:.3f}/{m:.3f}" for name, (r, m) in sorted(by_set.items()))
+        print(f"{label:16s} recall/MRR  {shown}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
