@@ -1,0 +1,59 @@
+"""Real indexes served together by the multi-library tests: each corpus built once per session.
+
+Import the fixtures into a test module (``from library_fixtures import *``-style, by name).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from evaldata_sets import materialize_sdk_corpora, stage_claude_docs
+from index_fixtures import SDK_FILES, write_docs
+
+from docs_mcp.indexing.pipeline import BuildOptions, build
+
+
+@pytest.fixture(scope="session")
+def claude_index(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The claude-docs labelled set, staged as the quality gate stages it, built full text."""
+    root = tmp_path_factory.mktemp("lib-claude")
+    docs = stage_claude_docs(evaldata_dir, root / "docs")
+    build(BuildOptions(docs_dir=docs, out=root / "out", description="Claude developer platform docs"))
+    return root / "out"
+
+
+@pytest.fixture(scope="session")
+def sdk_index(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The dub and mistral SDK corpora as one index (the SDK labelled set's ids), built full text."""
+    root = tmp_path_factory.mktemp("lib-sdks")
+    docs = materialize_sdk_corpora(evaldata_dir / "corpora", root / "docs")
+    build(BuildOptions(docs_dir=docs, out=root / "out", description="dub and mistral SDK references"))
+    return root / "out"
+
+
+@pytest.fixture(scope="session")
+def example_v1(examples_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/docs declaring version 1.0, without its retries guide (so versions answer differently)."""
+    root = tmp_path_factory.mktemp("lib-example-v1")
+    shutil.copytree(examples_docs, root / "docs")
+    (root / "docs" / "guides" / "retries.md").unlink()
+    build(BuildOptions(docs_dir=root / "docs", out=root / "out", description="Acme payments", version="1.0"))
+    return root / "out"
+
+
+@pytest.fixture(scope="session")
+def example_v2(examples_docs: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/docs declaring version 2.0."""
+    out = tmp_path_factory.mktemp("lib-example-v2") / "out"
+    build(BuildOptions(docs_dir=examples_docs, out=out, description="Acme payments", version="2.0"))
+    return out
+
+
+@pytest.fixture(scope="session")
+def acme_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small SDK in four languages whose global guides are MCP resources."""
+    root = tmp_path_factory.mktemp("lib-acme")
+    build(BuildOptions(docs_dir=write_docs(root / "docs", SDK_FILES), out=root / "out", description="Acme widgets"))
+    return root / "out"
