@@ -10,9 +10,10 @@ import argparse
 import os
 import signal
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
 
@@ -69,6 +70,36 @@ def _listed(environ: Mapping[str, str], name: str) -> list[str]:
     return [item.strip() for item in environ.get(name, "").split(",") if item.strip()]
 
 
+class _IndexAction(argparse.Action):
+    """``--index``: one value as given (a string, as before several could be), repeated ones as a list;
+    the first given on the command line replaces the environment's."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        given = getattr(namespace, "_index_given", False)
+        current = getattr(namespace, self.dest)
+        if not given:
+            setattr(namespace, self.dest, values)
+        else:
+            setattr(namespace, self.dest, [*(current if isinstance(current, list) else [current]), values])
+        namespace._index_given = True
+
+
+def index_values(index: str | list[str]) -> list[str]:
+    """The ``--index`` values: repeated flags, or one value (``DOCS_MCP_INDEX`` or a flag) that is split
+    at commas when it names libraries (``NAME=REF,NAME=REF``)."""
+    if isinstance(index, list):
+        return index
+    if "=" in index and "," in index:
+        return [item.strip() for item in index.split(",") if item.strip()]
+    return [index]
+
+
 def register(
     subparsers: argparse._SubParsersAction[argparse.ArgumentParser],
     environ: Mapping[str, str] | None = None,
@@ -81,11 +112,12 @@ def register(
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    indexes = _listed(env, "DOCS_MCP_INDEX")
+    index = env.get("DOCS_MCP_INDEX") or None
     parser.add_argument(
         "--index",
-        action="append",
-        required=not indexes,
+        action=_IndexAction,
+        default=index,
+        required=index is None,
         metavar="[NAME[@VERSION[!]]=]REF",
         help="the --out folder of `docs-mcp build` (reopened when rebuilt), or oci://REGISTRY/REPO:TAG. "
         "Repeat as NAME=REF to serve several libraries in one server (NAME@VERSION=REF for versions of "
@@ -144,7 +176,6 @@ def register(
     )
     parser.set_defaults(
         func=run,
-        env_index=indexes,
         env_allow_host=_listed(env, "DOCS_MCP_ALLOW_HOSTS"),
         env_allow_origin=_listed(env, "DOCS_MCP_ALLOW_ORIGINS"),
     )
@@ -171,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
         allowed_origins=args.allow_origin if args.allow_origin is not None else args.env_allow_origin,
     )
     serve(
-        args.index if args.index is not None else args.env_index,
+        index_values(args.index),
         transport=args.transport,
         http=options,
         announce=lambda message: print(f"docs-mcp: {message}", file=sys.stderr, flush=True),
