@@ -9,10 +9,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from evaldata_sets import materialize_sdk_corpora, stage_claude_docs
-from index_fixtures import SDK_FILES, write_docs
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from testkit.evaldata_sets import materialize_sdk_corpora, stage_claude_docs
+from testkit.index_fixtures import SDK_FILES, write_docs
 
 
 @pytest.fixture(scope="session")
@@ -55,5 +55,9 @@ def example_v2(examples_docs: Path, tmp_path_factory: pytest.TempPathFactory) ->
 def acme_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small SDK in four languages whose global guides are MCP resources."""
     root = tmp_path_factory.mktemp("lib-acme")
-    build(BuildOptions(docs_dir=write_docs(root / "docs", SDK_FILES), out=root / "out", description="Acme widgets"))
+    build(
+        BuildOptions(
+            docs_dir=write_docs(root / "docs", SDK_FILES), out=root / "out", description="Acme widgets"
+        )
+    )
     return root / "out"

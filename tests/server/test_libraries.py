@@ -13,13 +13,13 @@ from library_fixtures import acme_index, claude_index, example_v1, example_v2, s
 from mcp import Client
 from server_support import CURSOR_KEY
 
-from benchmarks.library_set import figures, labelled_sets
 from docs_mcp.errors import ConfigError
 from docs_mcp.server.app import served_index
 from docs_mcp.server.hub_schema import hub_get_output_schema, hub_search_output_schema
 from docs_mcp.server.hub_serving import ReadyHub, open_hub
 from docs_mcp.server.hub_tools import HubTools
 from docs_mcp.server.library import parse_index_specs
+from testkit.library_set import figures, labelled_sets
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
 
@@ -27,7 +27,9 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture(scope="module")
-def hub(claude_index: Path, sdk_index: Path, example_v1: Path, example_v2: Path, acme_index: Path) -> Iterator[ReadyHub]:
+def hub(
+    claude_index: Path, sdk_index: Path, example_v1: Path, example_v2: Path, acme_index: Path
+) -> Iterator[ReadyHub]:
     specs = [
         f"claude-docs={claude_index}",
         f"sdks={sdk_index}",
@@ -142,11 +144,15 @@ def test_a_merged_search_pages_with_one_cursor_like_one_longer_page(hub: ReadyHu
 
 @pytest.mark.anyio
 async def test_the_latest_version_answers_by_default_and_an_unserved_one_is_an_error(client: Client) -> None:
-    latest = await _call(client, "search_docs", {"query": "exponential backoff retries", "library": "example"})
+    latest = await _call(
+        client, "search_docs", {"query": "exponential backoff retries", "library": "example"}
+    )
     assert {hit["version"] for hit in latest["hits"]} == {"2.0"}
     assert any(hit["file"] == "guides/retries.md" for hit in latest["hits"])
     older = await _call(
-        client, "search_docs", {"query": "exponential backoff retries", "library": "example", "version": "1.0"}
+        client,
+        "search_docs",
+        {"query": "exponential backoff retries", "library": "example", "version": "1.0"},
     )
     assert {hit["version"] for hit in older["hits"]} <= {"1.0"}
     assert all(hit["file"] != "guides/retries.md" for hit in older["hits"])
@@ -204,7 +210,9 @@ async def test_an_empty_result_names_the_libraries_that_would_match(client: Clie
 async def test_get_doc_finds_the_one_library_holding_an_id_or_asks_for_it(
     client: Client, example_v2: Path
 ) -> None:
-    page = await _call(client, "search_docs", {"query": "prompt caching", "library": "claude-docs", "limit": 1})
+    page = await _call(
+        client, "search_docs", {"query": "prompt caching", "library": "claude-docs", "limit": 1}
+    )
     chunk_id = page["hits"][0]["chunk_id"]
     window = await _call(client, "get_doc", {"chunk_id": chunk_id})
     assert window["library"] == "claude-docs"

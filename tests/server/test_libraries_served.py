@@ -44,9 +44,15 @@ def _start_http(*arguments: str, **env: str) -> HttpServer:
     )
     lines: list[str] = []
     ready = threading.Event()
-    reader = threading.Thread(target=pump_lines, args=(process.stderr, lines, ready, r"at http://"), daemon=True)
+    reader = threading.Thread(
+        target=pump_lines, args=(process.stderr, lines, ready, r"at http://"), daemon=True
+    )
     reader.start()
-    urls = [line.rsplit(" at ", 1)[-1].strip() for line in lines if " at http://" in line] if ready.wait(60) else []
+    urls = (
+        [line.rsplit(" at ", 1)[-1].strip() for line in lines if " at http://" in line]
+        if ready.wait(60)
+        else []
+    )
     if not urls:
         process.kill()
         process.wait(10)
@@ -62,7 +68,9 @@ async def test_several_folders_over_stdio(sdk_index: Path, example_v2: Path, acm
     async with Client(parameters) as client:
         search = next(t for t in (await client.list_tools()).tools if t.name == "search_docs")
         assert search.input_schema["properties"]["library"]["enum"] == ["acme", "example", "sdks"]
-        page = await client.call_tool("search_docs", {"query": "create a link", "library": "sdks", "limit": 3})
+        page = await client.call_tool(
+            "search_docs", {"query": "create a link", "library": "sdks", "limit": 3}
+        )
         assert not page.is_error and isinstance(page.structured_content, dict)
         single = served_index(DocsIndex.open(sdk_index), CURSOR_KEY).tools
         alone = single.search_docs({"query": "create a link", "limit": 3})["hits"]
@@ -130,7 +138,9 @@ def test_each_tag_refreshes_on_its_own_under_load(
             time.sleep(0.05)
         assert _digests(server.base)["widgets"] == widgets_first.digest  # the other tag did not move
         # The widgets cursor still continues; the pay one is stale.
-        following = call(server.url, "search_docs", {"cursor": widgets_page["structuredContent"]["next_cursor"]})
+        following = call(
+            server.url, "search_docs", {"cursor": widgets_page["structuredContent"]["next_cursor"]}
+        )
         assert not following.get("isError"), following
         stale = call(server.url, "search_docs", {"cursor": pay_page["structuredContent"]["next_cursor"]})
         assert stale["isError"] and "stale" in stale["content"][0]["text"]

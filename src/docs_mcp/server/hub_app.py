@@ -35,8 +35,8 @@ from docs_mcp.server.hub_schema import (
 )
 from docs_mcp.server.hub_tools import HubTools
 from docs_mcp.server.protocol import NameInvalidParams
-from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.text_content import render_get, render_search
+from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
 
 __all__ = ["HubState", "create_hub_server"]
 

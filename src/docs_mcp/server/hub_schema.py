@@ -13,7 +13,7 @@ from typing import Any
 
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
 from docs_mcp.server.hub import HubView, Served
-from docs_mcp.server.schema import (
+from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
     JsonSchema,

@@ -22,8 +22,8 @@ from docs_mcp.server.hub import Hub, Library
 from docs_mcp.server.hub_app import HubStates, create_hub_server
 from docs_mcp.server.library import LibrarySpec
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.options import OCI_SCHEME, HttpOptions, RegistryOptions, Transport
 from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
-from docs_mcp.server.serving import OCI_SCHEME, HttpOptions, RegistryOptions, Transport
 
 __all__ = ["ReadyHub", "open_hub", "serve_hub"]
 

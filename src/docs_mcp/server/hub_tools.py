@@ -22,7 +22,7 @@ from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.cursor import CURSOR_MAX_LENGTH, SEARCH, CursorCodec, SearchCursor, request_digest
 from docs_mcp.server.hub import HubView, Served
 from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
-from docs_mcp.server.schema import GET_TOOL, SEARCH_TOOL
+from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.tools import DocsTools
 
 # How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the

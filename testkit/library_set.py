@@ -1,68 +1,46 @@
 """Retrieval figures of a server with several libraries: each labelled set asked of its own library, and
 of every library at once (no ``library``: one merged ranking), for each way of merging.
 
-    python -m benchmarks.library_set --claude-index OUT --sdk-index OUT [--example-index OUT]
+    python -m testkit.library_set --claude-index OUT --claude-queries QUERIES --sdk-index OUT \
+        [--example-index OUT]
 
-The claude-docs set is scored as ``./dev quality`` scores it (recall@3 / MRR@3, section matching), the
-SDK set as ``benchmarks/sdk_set.py`` does (recall@5 over answers / MRR@5). A hit of another library
-than the set's never counts, so a merged ranking that puts another library's sections first loses.
+Both sets are scored as ``./dev quality`` scores claude-docs (``docs_mcp.eval``: recall@k and MRR@k,
+section matching), claude-docs at k=3 and the SDK set (``tests/data/sdk_queries.jsonl``) at k=5. A
+hit of another library than the set's never counts, so a merged ranking that puts another library's
+sections first loses.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks.sdk_set import load_set as load_sdk_set
-from benchmarks.sdk_set import score as sdk_score
 from docs_mcp.eval.matching import Hit, judge
 from docs_mcp.eval.metrics import score as metric_score
 from docs_mcp.eval.queries import LabelledQuery, load_queries
-from docs_mcp.search.types import Section
 from docs_mcp.server.hub_tools import Fusion, HubTools
 
 FUSIONS: tuple[Fusion, ...] = ("score", "max", "rrf")
 Scorer = Callable[[LabelledQuery, list[dict[str, Any]]], tuple[float, float]]
 
 
-def _foreign(hit: Mapping[str, Any], library: str) -> bool:
-    return str(hit["library"]) != library
+SDK_QUERIES = Path(__file__).resolve().parents[1] / "tests" / "data" / "sdk_queries.jsonl"
 
 
-def claude_scorer(library: str, k: int = 3) -> Scorer:
+def scorer(library: str, k: int) -> Scorer:
+    """(recall@k, MRR@k) of one query's hits; hits of another library never match."""
+
     def scored(query: LabelledQuery, hits: list[dict[str, Any]]) -> tuple[float, float]:
-        judged = judge(
-            query,
-            [
-                Hit(f"{h['library']}:{h['chunk_id']}" if _foreign(h, library) else h["chunk_id"], h["file"])
-                for h in hits[:k]
-            ],
-        )
-        figures = metric_score(judged, [k])
-        return figures[f"recall@{k}"], figures[f"mrr@{k}"]
-
-    return scored
-
-
-def sdk_scorer(library: str, k: int = 5) -> Scorer:
-    def scored(query: LabelledQuery, hits: list[dict[str, Any]]) -> tuple[float, float]:
-        sections = [
-            Section(
-                f"{h['library']}:{h['chunk_id']}" if _foreign(h, library) else h["chunk_id"],
-                h["file"] if not _foreign(h, library) else f"{h['library']}:{h['file']}",
-                h["heading"],
-                tuple(h["breadcrumb"]),
-                h["facets"],
-                h["position"],
-                h["total"],
-            )
+        own = [
+            Hit(h["chunk_id"], h["file"]) if h["library"] == library else Hit(f"{h['library']}:", "")
             for h in hits[:k]
         ]
-        return sdk_score(query, sections)
+        figures = metric_score(judge(query, own), [k])
+        return figures[f"recall@{k}"], figures[f"mrr@{k}"]
 
     return scored
 
@@ -78,8 +56,10 @@ class LabelledSet:
 
 def labelled_sets(claude_queries: Path, claude_library: str, sdk_library: str) -> list[LabelledSet]:
     return [
-        LabelledSet("claude-docs", claude_library, load_queries(claude_queries), claude_scorer(claude_library), 3),
-        LabelledSet("sdk", sdk_library, load_sdk_set(), sdk_scorer(sdk_library), 5),
+        LabelledSet(
+            "claude-docs", claude_library, load_queries(claude_queries), scorer(claude_library, 3), 3
+        ),
+        LabelledSet("sdk", sdk_library, load_queries(SDK_QUERIES), scorer(sdk_library, 5), 5),
     ]
 
 
