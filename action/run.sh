@@ -88,6 +88,7 @@ fi
 # --- build
 build_args=(--docs-dir "$docs_dir" --out "$work/index" --quiet --json)
 [ -z "${DOCS_MCP_ACTION_DESCRIPTION:-}" ] || build_args+=(--description "$DOCS_MCP_ACTION_DESCRIPTION")
+[ -z "${DOCS_MCP_ACTION_VERSION:-}" ] || build_args+=(--version "$DOCS_MCP_ACTION_VERSION")
 [ -z "${DOCS_MCP_ACTION_EMBEDDING_PROVIDER:-}" ] ||
     build_args+=(--embedding-provider "$DOCS_MCP_ACTION_EMBEDDING_PROVIDER")
 OPENAI_API_KEY=$api_key docs_mcp build "${build_args[@]}" >"$work/build.json"
