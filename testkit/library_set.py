@@ -101,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = {"per library": figures(HubTools(view), sets, merged=False)}
     for fusion in FUSIONS:
         rows[f"merged ({fusion})"] = figures(HubTools(view, fusion), sets, merged=True)
+        rows[f"  {fusion}, unnamed"] = figures(HubTools(view, fusion, named_first=False), sets, merged=True)
     for label, by_set in rows.items():
         shown = "  ".join(f"{name} {r:.3f}/{m:.3f}" for name, (r, m) in sorted(by_set.items()))
         print(f"{label:16s} recall/MRR  {shown}")

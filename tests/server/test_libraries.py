@@ -17,7 +17,7 @@ from docs_mcp.errors import ConfigError
 from docs_mcp.server.app import served_index
 from docs_mcp.server.hub_schema import hub_get_output_schema, hub_search_output_schema
 from docs_mcp.server.hub_serving import ReadyHub, open_hub
-from docs_mcp.server.hub_tools import HubTools
+from docs_mcp.server.hub_tools import HubTools, named_libraries
 from docs_mcp.server.library import parse_index_specs
 from testkit.library_set import figures, labelled_sets
 
@@ -122,9 +122,17 @@ def test_search_across_libraries_stays_within_a_few_points_of_each_library_alone
     alone = figures(tools(hub), sets, merged=False)
     merged = figures(tools(hub), sets, merged=True)
     print(f"\nper library {alone}\nmerged      {merged}")
-    recall, mrr = alone["all"]
-    assert merged["all"][0] >= recall - 0.07 and merged["all"][1] >= mrr - 0.07
+    recall, mrr = alone["all"]  # measured 0.658 / 0.760 alone, 0.635 / 0.739 merged
+    assert merged["all"][0] >= recall - 0.04 and merged["all"][1] >= mrr - 0.04
     assert alone["claude-docs"][0] == pytest.approx(0.746, abs=0.005)  # the quality gate's figure
+
+
+def test_a_library_the_query_names_ranks_first(hub: ReadyHub) -> None:
+    result = tools(hub).search_docs({"query": "what are two ways to start with Claude", "limit": 5})
+    assert result["inferred_filters"]["library"] == "claude-docs"
+    assert result["hits"][0]["library"] == "claude-docs"
+    assert named_libraries("docs for the api", ["claude-docs", "sdks"]) == []
+    assert named_libraries("Acme-Docs retries", ["acme-docs", "sdks"]) == ["acme-docs"]
 
 
 def test_a_merged_search_pages_with_one_cursor_like_one_longer_page(hub: ReadyHub) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -26,10 +27,11 @@ from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.tools import DocsTools
 
 # How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
-# library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library). Measured on
-# the union of the claude-docs and SDK labelled sets (python -m benchmarks.library_set): raw scores
+# library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library); hits of a
+# library the query names come first in each (named_libraries). Measured on the union of the
+# claude-docs and SDK labelled sets (python -m testkit.library_set; README, Measured): raw scores
 # lose least against asking each set's own library; "max" and "rrf" put every library's best hit at
-# the top, so a question about one library gets the others' best guesses interleaved with its answers.
+# the top, so a question about one library gets the others' best guesses among its answers.
 Fusion = Literal["score", "max", "rrf"]
 FUSION: Fusion = "score"
 _RRF_K = 60
@@ -44,9 +46,12 @@ class _Hit:
     fused: float
 
 
-def merge(lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION) -> list[_Hit]:
-    """One ranking of every library's best-first hits. Each fused score depends only on the hit's own
-    list up to it, so a page read deeper merges to the same order as a shallower one."""
+def merge(
+    lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION, first: Sequence[str] = ()
+) -> list[_Hit]:
+    """One ranking of every library's best-first hits, the hits of the libraries in ``first`` ahead.
+    Each fused score depends only on the hit's own list up to it, so a page read deeper merges to
+    the same order as a shallower one."""
     hits: list[_Hit] = []
     for served, sections in lists:
         best = max((s.score or 0.0 for s in sections), default=0.0) or 1.0
@@ -54,8 +59,26 @@ def merge(lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION
             score = section.score or 0.0
             fused = {"score": score, "max": score / best, "rrf": 1.0 / (_RRF_K + rank)}[fusion]
             hits.append(_Hit(served, section, rank, fused))
-    hits.sort(key=lambda h: (-h.fused, h.rank, h.served.name, h.section.chunk_id))
+    hits.sort(key=lambda h: (h.served.name not in first, -h.fused, h.rank, h.served.name, h.section.chunk_id))
     return hits
+
+
+# Words of a library's name too general to say the query is about it ("acme-docs": "acme" names it).
+_GENERIC = {"api", "apis", "doc", "docs", "documentation", "guide", "guides", "reference", "sdk", "sdks"}
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def named_libraries(query: str, names: Sequence[str]) -> list[str]:
+    """The libraries whose name the query says (the whole name, or a distinctive word of it, e.g.
+    'claude' for claude-docs): their hits rank first, as facet values a query names do."""
+    words = set(_WORD.findall(query.lower()))
+    text = " ".join(_WORD.findall(query.lower()))
+    named = []
+    for name in names:
+        parts = [w for w in _WORD.findall(name) if w not in _GENERIC and len(w) > 2]
+        if " ".join(_WORD.findall(name)) in text or any(part in words for part in parts):
+            named.append(name)
+    return named
 
 
 def _hit_dict(served: Served, section: Section) -> dict[str, Any]:
@@ -81,9 +104,10 @@ def _peek(cursor: object) -> dict[str, Any]:
 class HubTools:
     """The two tools over one :class:`HubView` (rebuilt by the hub when an index swaps)."""
 
-    def __init__(self, view: HubView, fusion: Fusion = FUSION) -> None:
+    def __init__(self, view: HubView, fusion: Fusion = FUSION, *, named_first: bool = True) -> None:
         self._view = view
         self._fusion = fusion
+        self._named_first = named_first
         self.search_schema = hub_search_schema(view)
         self.get_schema = hub_get_schema(view)
         self._facet_names = [
@@ -161,13 +185,16 @@ class HubTools:
         fallbacks: list[str] = []
         inferred: dict[str, str] = {}
         for served in targets:
-            sections, mode, fallback, named = _top(served, request, wanted)
+            sections, mode, fallback, values_named = _top(served, request, wanted)
             lists.append((served, sections))
             modes[served.name] = mode
             if fallback:
                 fallbacks.append(f"{served.name}: {fallback}")
-            inferred.update(named)
-        merged = merge(lists, self._fusion)
+            inferred.update(values_named)
+        named = named_libraries(request.query, [served.name for served in targets])
+        merged = merge(lists, self._fusion, named if self._named_first else ())
+        if named and self._named_first:
+            inferred[LIBRARY] = ", ".join(named)
         page = merged[request.offset : request.offset + request.limit]
         hint = None
         if not page and request.offset == 0:
