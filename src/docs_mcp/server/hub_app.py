@@ -88,10 +88,11 @@ def hub_state(view: HubView) -> HubState:
 class HubStates:
     """The current :class:`HubState`, rebuilt when the hub's view changes (an index swapped)."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, on_rebuild: Callable[[HubState], None] | None = None) -> None:
         self._hub = hub
         self._lock = threading.Lock()
         self._state = hub_state(hub.view())
+        self._on_rebuild = on_rebuild
 
     @property
     def current(self) -> HubState:
@@ -105,6 +106,8 @@ class HubStates:
         with self._lock:
             if self._state.view is not view:
                 self._state = hub_state(view)
+                if self._on_rebuild is not None:
+                    self._on_rebuild(self._state)
             return self._state
 
 
@@ -130,7 +133,13 @@ _RENDER = {SEARCH_TOOL: render_hub_search, GET_TOOL: render_hub_get}
 
 def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
     """An MCP server answering ``search_docs`` and ``get_doc`` from every library of ``hub``."""
-    states = HubStates(hub)
+    servers: list[Server[Any]] = []
+
+    def rebuilt(state: HubState) -> None:
+        for made in servers:
+            made.instructions = state.instructions  # what the next initialize says
+
+    states = HubStates(hub, rebuilt)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -160,6 +169,7 @@ def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
         **resources,
     )
     server.middleware.append(NameInvalidParams())
+    servers.append(server)
     return server, states
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from docs_mcp.server.options import OCI_SCHEME, HttpOptions, RegistryOptions, Tr
 from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 
 __all__ = ["ReadyHub", "open_hub", "serve_hub"]
+
+_OPENING_AT_ONCE = 4
 
 
 class _InUse:
@@ -83,7 +86,7 @@ def open_hub(
     health: dict[str, Any] = {}
     in_use = _InUse()
     libraries: list[Library] = []
-    followers: list[Callable[[], Any]] = []
+    followers: list[Callable[[], Callable[[], None]]] = []
     stops: list[Callable[[], None]] = []
 
     def opener(path: Path) -> ServedIndex:
@@ -92,31 +95,33 @@ def open_hub(
     def refresh_health(*_args: Any) -> None:
         health["indexes"] = [library.health() for library in libraries]
 
-    for spec in specs:
+    if options.refresh_interval is not None and not any(s.reference.startswith(OCI_SCHEME) for s in specs):
+        raise ConfigError("--refresh-interval follows registry tags; no --index is oci://REF")
+
+    def open_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
         assert spec.name is not None
         label = spec.label()
-        if spec.reference.startswith(OCI_SCHEME):
-            source = _SharedCacheSource(
-                label, in_use, spec.reference, cache_dir=options.cache_dir, insecure=options.insecure
-            )
-            if options.refresh_interval is not None and source.reference.digest:
-                raise ConfigError(f"--index {label}: --refresh-interval follows a tag; this one is a digest")
-            pulled = source.start()
-            in_use.keep(label, {pulled.path})
-            live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
-            library = _library(spec, live, spec.reference, pulled.digest)
-            if options.refresh_interval is not None:
-                followers.append(
-                    _follower(source, library, pulled, options.refresh_interval, refresh_health, announce)
-                )
-        else:
-            if options.refresh_interval is not None and not any(
-                s.reference.startswith(OCI_SCHEME) for s in specs
-            ):
-                raise ConfigError("--refresh-interval follows registry tags; no --index is oci://REF")
+        if not spec.reference.startswith(OCI_SCHEME):
             live = LiveIndex.open(Path(spec.reference), opener, watch=True, on_swap=refresh_health)
-            library = _library(spec, live, spec.reference, None)
-        libraries.append(library)
+            return _library(spec, live, spec.reference, None), None
+        source = _SharedCacheSource(
+            label, in_use, spec.reference, cache_dir=options.cache_dir, insecure=options.insecure
+        )
+        if options.refresh_interval is not None and source.reference.digest:
+            raise ConfigError(f"--index {label}: --refresh-interval follows a tag; this one is a digest")
+        pulled = source.start()
+        in_use.keep(label, {pulled.path})
+        live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
+        library = _library(spec, live, spec.reference, pulled.digest)
+        if options.refresh_interval is None:
+            return library, None
+        return library, _follower(source, library, pulled, options.refresh_interval, refresh_health, announce)
+
+    # Pulls wait on the network and opens partly in LanceDB: a few at once start several libraries sooner.
+    with ThreadPoolExecutor(max_workers=min(_OPENING_AT_ONCE, len(specs))) as pool:
+        opened = list(pool.map(open_one, specs))
+    libraries.extend(library for library, _follow in opened)
+    followers.extend(follow_it for _library, follow_it in opened if follow_it is not None)
     marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
     hub = Hub(libraries, signing_key, marked_latest=marked)
     server, states = create_hub_server(hub)
