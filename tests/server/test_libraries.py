@@ -273,3 +273,21 @@ def test_library_names_and_versions_are_checked_at_the_edge(example_v2: Path) ->
     with pytest.raises(ConfigError, match="is given twice"):
         open_hub(parse_index_specs([f"a={example_v2}", f"a={example_v2}"]))
     assert parse_index_specs([f"sdk@2.1!={example_v2}"])[0].latest
+
+
+def test_build_records_the_version_an_index_declares(tmp_path: Path, examples_docs: Path) -> None:
+    from docs_mcp.cli.main import main
+    from docs_mcp.store.index_manifest import MANIFEST_FILE, read_manifest
+
+    out = tmp_path / "out"
+    assert (
+        main(["build", "--docs-dir", str(examples_docs), "--out", str(out), "--version", "3.1", "--quiet"])
+        == 0
+    )
+    assert read_manifest(out).version == "3.1"
+    spec = parse_index_specs([f"acme={out}"])
+    ready = open_hub(spec, key=CURSOR_KEY)
+    assert ready.hub.libraries[0].version == "3.1"
+    unversioned = tmp_path / "plain"
+    assert main(["build", "--docs-dir", str(examples_docs), "--out", str(unversioned), "--quiet"]) == 0
+    assert '"version"' not in (unversioned / MANIFEST_FILE).read_text()  # an optional key, only when set
