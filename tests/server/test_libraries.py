@@ -252,6 +252,18 @@ def test_a_swapped_index_makes_only_its_own_cursors_stale(
 
 
 @pytest.mark.anyio
+async def test_malformed_and_forged_cursors_are_tool_errors(client: Client, hub: ReadyHub) -> None:
+    for cursor in ("x", "é.é", "eyJ9.AAAA", "eyJiIjoibm9wZSJ9.AAAA", "eyJiIjpbMV0sInciOnt9fQ.AAAA"):
+        message = await _error(client, "search_docs", {"cursor": cursor})
+        assert "cursor" in message or "not served" in message, message
+        assert "internal error" not in message
+    # Odd library fields in a cursor only this server could sign: read as a merged search, no crash.
+    codec = hub.hub.view().codec(None)
+    odd = codec.seal("search", {"q": "retries", "f": {}, "m": None, "o": 1, "l": 1, "b": ["a"], "w": {}})
+    assert (await _call(client, "search_docs", {"cursor": odd}))["library"] is None
+
+
+@pytest.mark.anyio
 async def test_resources_are_per_library(client: Client) -> None:
     listed = await client.list_resources()
     uris = [resource.uri for resource in listed.resources]

@@ -83,7 +83,7 @@ async def test_several_folders_over_stdio(sdk_index: Path, example_v2: Path, acm
 def test_several_folders_over_http_from_the_environment(
     example_v1: Path, example_v2: Path, acme_index: Path
 ) -> None:
-    env = f"example@1.0={example_v1},example@2.0={example_v2},acme={acme_index}"
+    env = f"example@1.0!={example_v1},example@2.0={example_v2},acme={acme_index}"  # 1.0 marked latest
     server = _start_http(DOCS_MCP_INDEX=env)
     try:
         health = httpx.get(f"{server.base}/healthz").json()
@@ -93,17 +93,11 @@ def test_several_folders_over_http_from_the_environment(
             ("acme", None),
         ]
         assert all(i["index"] and i["digest"] is None for i in health["indexes"])
-        result = call(server.url, "search_docs", {"query": "exponential backoff", "library": "example"})
-        assert {hit["version"] for hit in result["structuredContent"]["hits"]} == {"2.0"}
-    finally:
-        stop(server)
-
-
-def test_a_version_marked_latest_is_the_default(example_v1: Path, example_v2: Path) -> None:
-    server = _start_http(*_named(("example@1.0!", example_v1), ("example@2.0", example_v2)))
-    try:
         result = call(server.url, "search_docs", {"query": "payment", "library": "example"})
         assert {hit["version"] for hit in result["structuredContent"]["hits"]} == {"1.0"}
+        newer = {"query": "exponential backoff", "library": "example", "version": "2.0"}
+        result = call(server.url, "search_docs", newer)
+        assert {hit["version"] for hit in result["structuredContent"]["hits"]} == {"2.0"}
     finally:
         stop(server)
 

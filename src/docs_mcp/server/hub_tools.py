@@ -135,6 +135,8 @@ class HubTools:
         if cursor is not None:
             payload = _peek(cursor)
             carried = payload.get("b"), payload.get("w")
+            if not all(part is None or isinstance(part, str) for part in carried):
+                carried = (None, None)  # not a cursor of ours: the merged codec reports it
             if name is not None and (name, version or carried[1]) != carried:
                 raise CursorError(
                     "The cursor belongs to a search of another library or version: pass only the cursor, or "
