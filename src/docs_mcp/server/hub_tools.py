@@ -13,7 +13,9 @@ from __future__ import annotations
 import base64
 import json
 import re
+import threading
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -186,8 +188,9 @@ class HubTools:
         modes: dict[str, str] = {}
         fallbacks: list[str] = []
         inferred: dict[str, str] = {}
-        for served in targets:
-            sections, mode, fallback, values_named = _top(served, request, wanted)
+        # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
+        tops = _searches().map(lambda served: _top(served, request, wanted), targets)
+        for served, (sections, mode, fallback, values_named) in zip(targets, tops, strict=True):
             lists.append((served, sections))
             modes[served.name] = mode
             if fallback:
@@ -299,6 +302,19 @@ class HubTools:
         if served.version is not None:
             result[VERSION] = served.version
         return result
+
+
+_POOL: list[ThreadPoolExecutor] = []
+_POOL_LOCK = threading.Lock()
+_SEARCHES_AT_ONCE = 4
+
+
+def _searches() -> ThreadPoolExecutor:
+    """The threads a merged search runs its libraries' searches on (made on first use, shared)."""
+    with _POOL_LOCK:
+        if not _POOL:
+            _POOL.append(ThreadPoolExecutor(_SEARCHES_AT_ONCE, thread_name_prefix="docs-mcp-library"))
+        return _POOL[0]
 
 
 def _has_chunk(served: Served, chunk_id: str) -> bool:
