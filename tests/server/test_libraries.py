@@ -3,6 +3,8 @@ mistral SDKs, the bundled example in two versions and a small SDK with resources
 
 from __future__ import annotations
 
+import json
+import shutil
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -303,3 +305,14 @@ def test_build_records_the_version_an_index_declares(tmp_path: Path, examples_do
     unversioned = tmp_path / "plain"
     assert main(["build", "--docs-dir", str(examples_docs), "--out", str(unversioned), "--quiet"]) == 0
     assert '"version"' not in (unversioned / MANIFEST_FILE).read_text()  # an optional key, only when set
+    # Or the root docs manifest declares it (libraryVersion); the flag wins.
+    docs = tmp_path / "docs"
+    shutil.copytree(examples_docs, docs)
+    root = json.loads((docs / ".docs-mcp.json").read_text())
+    (docs / ".docs-mcp.json").write_text(json.dumps({**root, "libraryVersion": "4.0"}))
+    assert main(["validate", "--docs-dir", str(docs)]) == 0
+    assert main(["build", "--docs-dir", str(docs), "--out", str(tmp_path / "declared"), "--quiet"]) == 0
+    assert read_manifest(tmp_path / "declared").version == "4.0"
+    flagged = tmp_path / "flagged"
+    assert main(["build", "--docs-dir", str(docs), "--out", str(flagged), "--version", "5", "--quiet"]) == 0
+    assert read_manifest(flagged).version == "5"

@@ -82,6 +82,7 @@ class DocsManifest:
     metadata: Mapping[str, str] = field(default_factory=dict)
     taxonomy: Mapping[str, TaxonomyEntry] = field(default_factory=dict)
     instructions: str | None = None
+    library_version: str | None = None  # the root manifest's libraryVersion
     embedding: Mapping[str, object] | None = None  # build's embedding settings (root manifest only)
     overrides: tuple[Override, ...] = ()
     facet_keys: tuple[str, ...] = ()  # metadata and taxonomy keys, also salvaged from invalid manifests
@@ -328,6 +329,7 @@ def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
         metadata=metadata,
         taxonomy=taxonomy,
         instructions=data.get("mcpServerInstructions"),
+        library_version=data.get("libraryVersion"),
         embedding=data.get("embedding"),
         overrides=overrides,
         facet_keys=tuple(dict.fromkeys(keys)),

@@ -58,6 +58,7 @@ class Corpus(HasFindings):
     taxonomy: dict[str, TaxonomyEntry] = field(default_factory=dict)
     # The root manifest's `embedding` settings (provider, model, ...): build's defaults.
     embedding: Mapping[str, object] | None = None
+    library_version: str | None = None  # the root manifest's libraryVersion (build --version wins)
     manifests: dict[str, DocsManifest] = field(default_factory=dict)  # by folder ("" for the root)
 
     def governing(self, path: str) -> DocsManifest | None:
@@ -193,6 +194,7 @@ def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str],
         content_hash=_content_hash(contents),
         taxonomy=_merged_taxonomy(manifests.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
+        library_version=root_manifest.library_version if root_manifest is not None else None,
         manifests=manifests,
     )
 

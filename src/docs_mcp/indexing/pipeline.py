@@ -149,7 +149,7 @@ def build(options: BuildOptions) -> BuildResult:
         file_count=len(corpus.files),
         content_hash=corpus.content_hash,
         source_commit=_source_commit(Path(options.docs_dir)),
-        version=options.version,
+        version=options.version or corpus.library_version,
         taxonomy=_taxonomy(corpus.taxonomy, facets),
     )
     report(BuildProgress("writing", 0, None, str(out)))
