@@ -115,3 +115,21 @@ def test_build_json_prints_the_summary_as_one_object(
     assert summary["embedding"] is None
     assert {w["rule"] for w in summary["warnings"]} == {"default-strategy"}
     assert summary["out"] == str(tmp_path / "out")
+
+
+@pytest.mark.parametrize("configured_by", ["flag", "manifest"])
+def test_a_missing_api_key_fails_before_anything_is_chunked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, configured_by: str
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    docs = write_docs(tmp_path / "docs")
+    args = ["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out")]
+    if configured_by == "flag":
+        args += ["--embedding-provider", "openai"]
+    else:
+        (docs / ".docs-mcp.json").write_text(json.dumps({"version": "1", "embedding": {"provider": "openai"}}))
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in err
+    assert err.splitlines() == [err.strip()], "no progress: the corpus was not read"
+    assert not (tmp_path / "out").exists()

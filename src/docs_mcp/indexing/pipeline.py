@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.chunk.chunks import Chunk
-from docs_mcp.corpus.docs_manifest import TaxonomyEntry
+from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, ValidationFailed
@@ -106,6 +106,12 @@ def build(options: BuildOptions) -> BuildResult:
     report = options.progress or (lambda _: None)
     out = Path(options.out).absolute()
     _check_out(out)
+    # The provider first: a missing extra or API key fails before the corpus is chunked.
+    name, settings = resolve_settings(
+        options.embedding_provider, options.embedding, _configured_embedding(Path(options.docs_dir))
+    )
+    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    provider = make_provider(name, settings, cache_dir)
     files_seen = 0
 
     def on_file(_path: str) -> None:
@@ -122,9 +128,6 @@ def build(options: BuildOptions) -> BuildResult:
         )
     chunks = corpus.chunks
     report(BuildProgress("chunks", len(chunks), len(chunks), f"from {len(corpus.files)} files"))
-    name, settings = resolve_settings(options.embedding_provider, options.embedding, corpus.embedding)
-    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
-    provider = make_provider(name, settings, cache_dir)
     vectors = None
     if provider is not None:
         cost = cost_line(provider, chunks)
@@ -174,6 +177,18 @@ def build(options: BuildOptions) -> BuildResult:
         cache_hits=provider.hits if provider else None,
         cache_misses=provider.misses if provider else None,
     )
+
+
+def _configured_embedding(docs_dir: Path) -> Mapping[str, object] | None:
+    """The root manifest's ``embedding`` settings; None without one, or when it is invalid (the
+    corpus's validation then refuses the build, naming the problem)."""
+    path = docs_dir / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    manifest, findings = load_manifest(path, MANIFEST_NAME)
+    if any(finding.severity == "error" for finding in findings):
+        return None
+    return manifest.embedding
 
 
 def _check_out(out: Path) -> None:
