@@ -127,7 +127,9 @@ def test_a_missing_api_key_fails_before_anything_is_chunked(
     if configured_by == "flag":
         args += ["--embedding-provider", "openai"]
     else:
-        (docs / ".docs-mcp.json").write_text(json.dumps({"version": "1", "embedding": {"provider": "openai"}}))
+        (docs / ".docs-mcp.json").write_text(
+            json.dumps({"version": "1", "embedding": {"provider": "openai"}})
+        )
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "OPENAI_API_KEY" in err
