@@ -1,6 +1,7 @@
 """The publish path for real: build the sdist and wheel, upload them with twine to a package index
 (pypiserver) on 127.0.0.1, install ``docs-mcp-index[build,local]`` from it into a fresh venv, then
-build and search the examples with the installed command.
+build and search the examples with the installed command, and run it with ``uvx --from`` (the
+run-without-install line of docs/clients.md).
 
 Dependencies come from the normal index (an extra index after the local one, which is asked first:
 uv's first-index strategy, so the local index's docs-mcp-index is the one installed), pinned by the
@@ -155,3 +156,13 @@ def test_upload_then_install_build_and_search_from_the_index(
     )  # fmt: skip
     module_file, has_page = origin.stdout.split()
     assert module_file.startswith(str(venv)) and has_page == "True"
+
+    # docs/clients.md's run-without-install line, from the same index.
+    uvx = subprocess.run(
+        [str(UV), "tool", "run",
+         "--extra-index-url", f"{package_index}/simple/", "--index-url", DEFAULT_INDEX,
+         "--constraint", str(REPO_ROOT / "requirements" / "build.lock"),
+         "--from", f"{DISTRIBUTION}=={__version__}", "docs-mcp", "--version"],
+        **run | {"env": environment | {"UV_TOOL_DIR": str(tmp_path / "tools")}},  # type: ignore[call-overload]
+    )  # fmt: skip
+    assert uvx.returncode == 0 and uvx.stdout.strip() == f"docs-mcp {__version__}", uvx.stderr
