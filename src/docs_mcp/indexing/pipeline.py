@@ -43,7 +43,9 @@ CACHE_DIR_NAME = ".docs-mcp-cache"
 
 @dataclass(frozen=True)
 class BuildProgress:
-    """One progress report: ``done`` of ``total`` (None when unknown) in ``stage``."""
+    """One progress report: ``done`` of ``total`` (None when unknown) in ``stage``. For
+    ``embedding``, ``total`` counts the chunks to embed (those not in the cache); its first report
+    (``done`` 0) says how many are cached in ``detail``."""
 
     stage: Stage
     done: int
@@ -133,10 +135,17 @@ def build(options: BuildOptions) -> BuildResult:
         cost = cost_line(provider, chunks)
         if cost is not None:
             report(BuildProgress("estimate", len(chunks), len(chunks), cost))
+        # Counted over the inputs to embed: cached ones cost nothing and would make the rate a lie.
+        to_embed, cached = provider.plan([chunk.embedding_input for chunk in chunks])
+        repeated, embedded_before = len(chunks) - to_embed - cached, provider.embedded
+        plan = f"{to_embed} to embed, {cached} cached" + (f", {repeated} repeated" if repeated else "")
+        report(BuildProgress("embedding", 0, to_embed, f"{plan} ({provider.model})"))
         vectors = embed_chunks(
             provider,
             chunks,
-            lambda done, total: report(BuildProgress("embedding", done, total, provider.model)),
+            lambda _done, _total: report(
+                BuildProgress("embedding", provider.embedded - embedded_before, to_embed, provider.model)
+            ),
         )
     facets = _facets(chunks)
     embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
