@@ -41,7 +41,7 @@ def test_every_json_block_parses_and_names_servers() -> None:
     assert all(block.get("mcpServers") or block.get("servers") for block in blocks)
 
 
-def _command(recipe: Recipe, index: Path, published: str, cache: Path) -> list[str]:
+def _command(recipe: Recipe, index: Path, request: pytest.FixtureRequest, cache: Path) -> list[str]:
     """The entry's command line as a client would start it, this machine's paths substituted."""
     command, args = recipe.entry["command"], list(recipe.entry["args"])
     if command == "uvx":
@@ -50,7 +50,9 @@ def _command(recipe: Recipe, index: Path, published: str, cache: Path) -> list[s
         assert args[:3] == ["--from", DISTRIBUTION, "docs-mcp"]
         command, args = "docs-mcp", args[3:]
     assert command == "docs-mcp", recipe
-    args = [published if a == OCI_INDEX else str(index) if a == LOCAL_INDEX else a for a in args]
+    if OCI_INDEX in args:  # only these need the registry (Debian's docker-registry)
+        args = [request.getfixturevalue("published") if a == OCI_INDEX else a for a in args]
+    args = [str(index) if a == LOCAL_INDEX else a for a in args]
     return [DOCS_MCP, *args, "--cache-dir", str(cache)]
 
 
@@ -61,9 +63,9 @@ HTTP = [r for r in RECIPES if "url" in r.entry]
 @pytest.mark.anyio
 @pytest.mark.parametrize("recipe", STDIO, ids=[r.label for r in STDIO])
 async def test_a_stdio_recipe_starts_a_server_that_lists_its_tools(
-    recipe: Recipe, index: Path, published: str, tmp_path: Path
+    recipe: Recipe, index: Path, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
-    command = _command(recipe, index, published, tmp_path / "cache")
+    command = _command(recipe, index, request, tmp_path / "cache")
     parameters = StdioServerParameters(command=command[0], args=command[1:], env=server_env())
     async with Client(parameters) as client:
         listed = await client.list_tools()

@@ -74,6 +74,15 @@ def build_parser(only: str | None = None, argv: Sequence[str] = ()) -> argparse.
     return parser
 
 
+def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The sub-parser of ``command``, or ``parser`` itself when no command was given."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return parser
+
+
 def _raise_missing_extra(error: ImportError, command: str | None, argv: Sequence[str]) -> NoReturn:
     """Re-raise ``error`` as ``MissingExtra`` when an optional extra provides the missing module; the
     install line names every extra the command line needs (``build`` and the embedding provider's)."""
@@ -95,14 +104,16 @@ def _provider_extra(argv: Sequence[str]) -> tuple[str, ...]:
 
 
 def _summary(module_name: str) -> str | None:
-    """The command's one-line summary: its module docstring's first line after ``docs-mcp NAME``:."""
+    """The command's summary: its module docstring's first paragraph after ``docs-mcp NAME``:, in
+    plain text (the docstring's double backticks are markup for the source, not for --help)."""
     spec = importlib.util.find_spec(f"docs_mcp.cli.commands.{module_name}")
     get_source: Any = getattr(spec.loader, "get_source", None) if spec is not None else None
     source = get_source(spec.name) if get_source is not None and spec is not None else None
     docstring = ast.get_docstring(ast.parse(source)) if source else None
     if not docstring:
         return None
-    return docstring.splitlines()[0].partition(": ")[2].rstrip(".") or None
+    paragraph = " ".join(docstring.split("\n\n")[0].split())
+    return paragraph.partition(": ")[2].rstrip(".").replace("``", "") or None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -111,7 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((a for a in args_list if a in COMMANDS), None)
     try:
         parser = build_parser(only=chosen, argv=args_list)
-        args = parser.parse_args(args_list)
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:
+            # The chosen command's usage, not the top-level one (argparse's own error would give that).
+            _command_parser(parser, chosen).error(f"unrecognized arguments: {' '.join(unknown)}")
         if getattr(args, "func", None) is None:
             parser.print_help()
             return EXIT_USAGE

@@ -8,6 +8,7 @@ the previous index untouched and usable, and a validation error writes nothing a
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -106,7 +107,7 @@ def build(options: BuildOptions) -> BuildResult:
     """
     started = time.monotonic()
     report = options.progress or (lambda _: None)
-    out = Path(options.out).absolute()
+    out = Path(os.path.abspath(options.out))  # absolute and without `..`: the path people read
     _check_out(out)
     # The provider first: a missing extra or API key fails before the corpus is chunked.
     name, settings = resolve_settings(
