@@ -5,13 +5,14 @@ from __future__ import annotations
 import importlib.metadata
 import re
 
+from docs_mcp import DISTRIBUTION
 from docs_mcp.extras import EXTRA_OF_MODULE, missing_extra
 
 
 def _declared_extras() -> dict[str, str]:
     """distribution name (normalised) -> extra, from the installed package's metadata."""
     declared: dict[str, str] = {}
-    for requirement in importlib.metadata.requires("docs-mcp") or []:
+    for requirement in importlib.metadata.requires(DISTRIBUTION) or []:
         found = re.match(r"([A-Za-z0-9_.-]+).*extra == ['\"]([a-z]+)['\"]", requirement)
         if found:
             declared[_normalised(found.group(1))] = found.group(2)
@@ -38,7 +39,7 @@ def test_a_missing_module_of_an_extra_names_the_install_command() -> None:
     error = missing_extra(ModuleNotFoundError("No module named 'yaml'", name="yaml"), "`docs-mcp build`")
     assert error is not None and error.extra == "build"
     assert str(error) == (
-        "`docs-mcp build` needs the build extra (no module named 'yaml'): pip install 'docs-mcp[build]'"
+        "`docs-mcp build` needs the build extra (no module named 'yaml'): pip install 'docs-mcp-index[build]'"
     )
 
 

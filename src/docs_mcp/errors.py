@@ -67,7 +67,7 @@ class ConfigError(DocsMcpError):
 
 class MissingExtra(ConfigError):
     """A feature needs packages of an optional extra that is not installed; ``extra`` names it
-    (``pip install 'docs-mcp[EXTRA]'``)."""
+    (``pip install 'docs-mcp-index[EXTRA]'``)."""
 
     def __init__(self, message: str, extra: str) -> None:
         super().__init__(message)

@@ -91,7 +91,7 @@ def test_without_the_artifact_extra_the_commands_name_it(tmp_path: Path) -> None
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT
     )
     assert done.returncode == 2  # a missing extra is a usage error, like every command's
-    extra = "publishing and pulling indexes needs the artifact extra: pip install 'docs-mcp[artifact]'"
+    extra = "publishing and pulling indexes needs the artifact extra: pip install 'docs-mcp-index[artifact]'"
     assert done.stderr == f"docs-mcp: error: {extra}\n"
 
 

@@ -1,7 +1,7 @@
 """Every command starts on every install: the CLI run in subprocesses where an extra's modules cannot
 be imported (``sys.modules[name] = None``, as if the extra were not installed).
 
-The fresh-venv check (``python3 -m venv`` + ``pip install 'docs-mcp[EXTRA]'``, see docs/cli.md
+The fresh-venv check (``python3 -m venv`` + ``pip install 'docs-mcp-index[EXTRA]'``, see docs/cli.md
 "Installs and extras") needs the network and minutes per extra; this is its stand-in inside the suite.
 """
 
@@ -81,7 +81,7 @@ def test_help_lists_every_command_with_its_summary() -> None:
     _code, out, _err, _modules = _run(["--help"], blocked=[])
     for command in ("validate", "chunk", "build", "search", "get", "serve", "eval"):
         assert f"    {command} " in out
-    assert "pip install 'docs-mcp[build]'" in out
+    assert "pip install 'docs-mcp-index[build]'" in out
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ def test_a_command_whose_extra_is_missing_exits_2_naming_it_in_one_line(args: li
     assert code == 2
     assert out == ""
     assert err.splitlines() == [err.strip()], "one line, no traceback"
-    assert f"pip install 'docs-mcp[{extra}]'" in err
+    assert f"pip install 'docs-mcp-index[{extra}]'" in err
     assert f"`docs-mcp {args[0]}`" in err
 
 
@@ -107,7 +107,7 @@ def test_a_provider_whose_extra_is_missing_exits_2_naming_it(tmp_path: Path) -> 
     args = ["build", "--docs-dir", str(docs), "--out", str(tmp_path / "out"), "--embedding-provider", "local"]
     code, _out, err, _modules = _run(args, blocked=_extras_except("build"))
     assert code == 2
-    assert "pip install 'docs-mcp[local]'" in err
+    assert "pip install 'docs-mcp-index[build,local]'" in err
     assert not (tmp_path / "out").exists()
 
 
@@ -118,7 +118,7 @@ def test_fix_with_a_model_but_without_the_openai_extra_exits_2_naming_it(tmp_pat
     assert code == 2
     assert (
         "`docs-mcp fix --llm openai` needs the openai extra" in err
-        and "pip install 'docs-mcp[openai]'" in err
+        and "pip install 'docs-mcp-index[openai]'" in err
     )
 
 
@@ -144,3 +144,12 @@ def test_serving_over_stdio_loads_no_http_stack(built_index: Path) -> None:
     assert "serving index" in err
     assert "lancedb" in modules and "mcp" in modules
     assert [m for m in modules if m in HTTP_ONLY] == []
+
+
+@pytest.mark.parametrize("provider", ["local", "openai"])
+def test_building_with_a_provider_names_the_whole_install_line(tmp_path: Path, provider: str) -> None:
+    args = ["build", "--docs-dir", ".", "--out", str(tmp_path / "out"), "--embedding-provider", provider]
+    code, _out, err, _modules = _run(args, blocked=_extras_except())
+    assert code == 2
+    assert f"pip install 'docs-mcp-index[build,{provider}]'" in err
+    assert err.splitlines() == [err.strip()]

@@ -7,7 +7,7 @@
     pulled = pull("ghcr.io/acme/docs-index:v1", Path("/srv/index"))
     print(pulled.digest, pulled.path, pulled.manifest.chunk_count)
 
-Needs the ``artifact`` extra (``pip install 'docs-mcp[artifact]'``); without it the functions raise
+Needs the ``artifact`` extra (``pip install 'docs-mcp-index[artifact]'``); without it the functions raise
 ``ConfigError`` naming it. Every failure is a ``DocsMcpError`` (``RegistryError`` and its children).
 """
 

@@ -10,6 +10,7 @@ untouched and no partial folder behind.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass
@@ -66,7 +67,7 @@ def pull(
     """
     started = time.monotonic()
     ref = parse_reference(reference) if isinstance(reference, str) else reference
-    dest = Path(dest).absolute()
+    dest = Path(os.path.abspath(dest))  # absolute and without `..`: the path people read
     _check_dest(dest)
     client = RegistryClient(ref, find_credentials(ref.registry, credentials), insecure=insecure)
     fetched = client.get_manifest(ref.target)

@@ -30,11 +30,12 @@ from docs_mcp.errors import (
     RegistryUnauthorized,
     RegistryUnreachable,
 )
+from docs_mcp.extras import install_line
 
 if TYPE_CHECKING:
     import requests
 
-EXTRA = "pip install 'docs-mcp[artifact]'"
+EXTRA = install_line("artifact")
 DEFAULT_TIMEOUT = 60.0
 MAX_MANIFEST_BYTES = 4 * 1024 * 1024  # the distribution spec's limit for manifests
 _CHUNK = 1 << 20

@@ -5,7 +5,7 @@ Each subcommand lives in its own module under ``docs_mcp.cli.commands`` exposing
 command given, so ``serve`` never pays for build-time imports. ``docs-mcp --help`` and ``--version``
 import no command module: the listing shows the first line of each module's docstring
 (``"``docs-mcp NAME``: what it does"``), read without running the module. A command whose optional
-extra is not installed exits 2 with one line naming it (``pip install 'docs-mcp[build]'``).
+extra is not installed exits 2 with one line naming it (``pip install 'docs-mcp-index[build]'``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError, MissingExtra
-from docs_mcp.extras import missing_extra
+from docs_mcp.extras import install_line, missing_extra
 from docs_mcp.redact import redact
 
 # name -> module under docs_mcp.cli.commands; order is the order shown in --help
@@ -38,12 +38,15 @@ COMMANDS: dict[str, str] = {
     "eval": "eval",
 }
 
+_BUILD_COMMANDS = ("validate", "fix", "chunk", "build")
+_PROVIDER_EXTRAS = ("local", "openai")
 EXIT_FAILURE = 1  # the command ran and found a problem (validation errors, build refused)
 EXIT_USAGE = 2
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The ``docs-mcp`` parser with command ``only`` registered in full and the others listed.
+def build_parser(only: str | None = None, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The ``docs-mcp`` parser with command ``only`` registered in full and the others listed
+    (``argv``, the arguments to parse, only shapes the message of a missing extra).
 
     Raises:
         MissingExtra: ``only``'s module needs an optional extra that is not installed.
@@ -51,8 +54,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="docs-mcp",
         description="Turn a folder of markdown docs into a search index and serve it to agents over MCP.",
-        epilog="The base install (pip install docs-mcp) searches and serves; validate, fix, chunk and "
-        "build need pip install 'docs-mcp[build]', publish and pull 'docs-mcp[artifact]'. "
+        epilog=f"The base install ({install_line()}) searches and serves; validate, fix, chunk and "
+        f"build need {install_line('build')} (building with embeddings: "
+        f"{install_line('build', 'local')} or [build,openai]), publish and pull {install_line('artifact')}. "
         "Run docs-mcp COMMAND --help for a command's options.",
     )
     parser.add_argument("--version", action="version", version=f"docs-mcp {__version__}")
@@ -65,28 +69,51 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         try:
             module = importlib.import_module(f"docs_mcp.cli.commands.{module_name}")
         except ImportError as error:
-            _raise_missing_extra(error, name)
+            _raise_missing_extra(error, name, argv)
         module.register(subparsers)
     return parser
 
 
-def _raise_missing_extra(error: ImportError, command: str | None) -> NoReturn:
-    """Re-raise ``error`` as ``MissingExtra`` when an optional extra provides the missing module."""
-    missing = missing_extra(error, f"`docs-mcp {command}`")
+def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> argparse.ArgumentParser:
+    """The sub-parser of ``command``, or ``parser`` itself when no command was given."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:
+            chosen: argparse.ArgumentParser = action.choices[command]
+            return chosen
+    return parser
+
+
+def _raise_missing_extra(error: ImportError, command: str | None, argv: Sequence[str]) -> NoReturn:
+    """Re-raise ``error`` as ``MissingExtra`` when an optional extra provides the missing module; the
+    install line names every extra the command line needs (``build`` and the embedding provider's)."""
+    needed = ("build",) if command in _BUILD_COMMANDS else ()
+    missing = missing_extra(error, f"`docs-mcp {command}`", with_extras=needed + _provider_extra(argv))
     if missing is None:
         raise error
     raise missing from error
 
 
+def _provider_extra(argv: Sequence[str]) -> tuple[str, ...]:
+    """The extra of the ``--embedding-provider`` given in ``argv`` (``local``, ``openai``), if any."""
+    for position, arg in enumerate(argv):
+        name, equals, value = arg.partition("=")
+        if name == "--embedding-provider":
+            chosen = value if equals else (argv[position + 1] if position + 1 < len(argv) else "")
+            return (chosen,) if chosen in _PROVIDER_EXTRAS else ()
+    return ()
+
+
 def _summary(module_name: str) -> str | None:
-    """The command's one-line summary: its module docstring's first line after ``docs-mcp NAME``:."""
+    """The command's summary: its module docstring's first paragraph after ``docs-mcp NAME``:, in
+    plain text (the docstring's double backticks are markup for the source, not for --help)."""
     spec = importlib.util.find_spec(f"docs_mcp.cli.commands.{module_name}")
     get_source: Any = getattr(spec.loader, "get_source", None) if spec is not None else None
     source = get_source(spec.name) if get_source is not None and spec is not None else None
     docstring = ast.get_docstring(ast.parse(source)) if source else None
     if not docstring:
         return None
-    return docstring.splitlines()[0].partition(": ")[2].rstrip(".") or None
+    paragraph = " ".join(docstring.split("\n\n")[0].split())
+    return paragraph.partition(": ")[2].rstrip(".").replace("``", "") or None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -94,15 +121,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Import only the chosen command's module: `serve` must not import build-time code.
     chosen = next((a for a in args_list if a in COMMANDS), None)
     try:
-        parser = build_parser(only=chosen)
-        args = parser.parse_args(args_list)
+        parser = build_parser(only=chosen, argv=args_list)
+        args, unknown = parser.parse_known_args(args_list)
+        if unknown:
+            # The chosen command's usage, not the top-level one (argparse's own error would give that).
+            _command_parser(parser, chosen).error(f"unrecognized arguments: {' '.join(unknown)}")
         if getattr(args, "func", None) is None:
             parser.print_help()
             return EXIT_USAGE
         try:
             code = int(args.func(args))
         except ImportError as error:  # a command importing its library lazily, in run()
-            _raise_missing_extra(error, chosen)
+            _raise_missing_extra(error, chosen, args_list)
         sys.stdout.flush()  # here, so that a reader gone away is the BrokenPipeError below
         return code
     except BrokenPipeError:

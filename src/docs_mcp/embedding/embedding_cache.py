@@ -93,6 +93,11 @@ class VectorStore:
             self._load()
             return len(self._where)
 
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            self._load()
+            return key in self._where
+
     def get(self, key: bytes) -> list[float] | None:
         """The stored vector of ``key``, or None."""
         with self._lock:
@@ -146,6 +151,7 @@ class CachingProvider:
         self.store = VectorStore(Path(cache_dir))
         self.hits = 0
         self.misses = 0
+        self.embedded = 0  # inputs sent to ``inner`` (a text missing twice is embedded once)
 
     def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         """Cached vectors for ``texts``, embedding (in input order) only the ones not cached yet."""
@@ -158,6 +164,7 @@ class CachingProvider:
         if to_embed:
             miss_labels = [labels[i] for i in to_embed] if labels is not None else None
             fresh = self.inner.embed_documents([texts[i] for i in to_embed], labels=miss_labels)
+            self.embedded += len(to_embed)
             self.store.put_many([keys[i] for i in to_embed], fresh, self.dimensions)
             for i, vector in zip(to_embed, fresh, strict=True):
                 vectors[i] = list(vector)
@@ -166,6 +173,13 @@ class CachingProvider:
         self.hits += len(texts) - len(missing)
         self.misses += len(missing)
         return [vector for vector in vectors if vector is not None]
+
+    def plan(self, texts: Sequence[str]) -> tuple[int, int]:
+        """What ``embed_documents(texts)`` would do: (inputs to embed, i.e. distinct texts not cached
+        yet; texts already cached). The rest repeat a text to embed."""
+        keys = [cache_key(self.name, self.model, self.dimensions, text) for text in texts]
+        cached = sum(key in self.store for key in keys)
+        return sum(key not in self.store for key in set(keys)), cached
 
     def embed_query(self, text: str) -> list[float]:
         """The inner provider's query vector (not cached: queries are cheap and rarely repeat)."""

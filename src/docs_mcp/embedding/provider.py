@@ -18,7 +18,7 @@ from dataclasses import dataclass, fields
 from typing import Protocol, runtime_checkable
 
 from docs_mcp.errors import ConfigError, MissingExtra
-from docs_mcp.extras import missing_extra
+from docs_mcp.extras import install_line, missing_extra
 
 __all__ = [
     "NO_EMBEDDINGS",
@@ -134,7 +134,7 @@ def create_provider(name: str, settings: EmbeddingSettings | None = None) -> Emb
             importlib.import_module(_BUILTIN_MODULES[name])
         except ImportError as error:
             raise missing_extra(error, f"embedding provider {name!r}") or MissingExtra(
-                f"embedding provider {name!r} needs extra packages: pip install 'docs-mcp[{name}]' ({error})",
+                f"embedding provider {name!r} needs extra packages: {install_line(name)} ({error})",
                 name,
             ) from error
     registered = _REGISTRY.get(name)

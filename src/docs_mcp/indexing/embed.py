@@ -14,7 +14,8 @@ from pathlib import Path
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import NO_EMBEDDINGS, EmbeddingProvider, EmbeddingSettings, create_provider
-from docs_mcp.errors import EmbeddingError
+from docs_mcp.errors import EmbeddingError, MissingExtra
+from docs_mcp.extras import install_line
 
 
 def resolve_settings(
@@ -36,7 +37,15 @@ def make_provider(name: str, settings: EmbeddingSettings, cache_dir: Path) -> Ca
 
     Raises ``ConfigError`` (unknown provider, missing extra, a setting it does not take).
     """
-    provider = create_provider(name, settings)
+    try:
+        provider = create_provider(name, settings)
+    except MissingExtra as missing:
+        # A build needs the build extra as well (it is installed: this code runs); name the whole line.
+        raise MissingExtra(
+            f"building with embedding provider {name!r} needs the {missing.extra} extra: "
+            f"{install_line('build', missing.extra)}",
+            missing.extra,
+        ) from missing
     return CachingProvider(provider, cache_dir) if provider is not None else None
 
 

@@ -8,6 +8,7 @@ the previous index untouched and usable, and a validation error writes nothing a
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -18,7 +19,7 @@ from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.chunk.chunks import Chunk
-from docs_mcp.corpus.docs_manifest import TaxonomyEntry
+from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, ValidationFailed
@@ -43,7 +44,9 @@ CACHE_DIR_NAME = ".docs-mcp-cache"
 
 @dataclass(frozen=True)
 class BuildProgress:
-    """One progress report: ``done`` of ``total`` (None when unknown) in ``stage``."""
+    """One progress report: ``done`` of ``total`` (None when unknown) in ``stage``. For
+    ``embedding``, ``total`` counts the chunks to embed (those not in the cache); its first report
+    (``done`` 0) says how many are cached in ``detail``."""
 
     stage: Stage
     done: int
@@ -105,8 +108,14 @@ def build(options: BuildOptions) -> BuildResult:
     """
     started = time.monotonic()
     report = options.progress or (lambda _: None)
-    out = Path(options.out).absolute()
+    out = Path(os.path.abspath(options.out))  # absolute and without `..`: the path people read
     _check_out(out)
+    # The provider first: a missing extra or API key fails before the corpus is chunked.
+    name, settings = resolve_settings(
+        options.embedding_provider, options.embedding, _configured_embedding(Path(options.docs_dir))
+    )
+    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    provider = make_provider(name, settings, cache_dir)
     files_seen = 0
 
     def on_file(_path: str) -> None:
@@ -123,18 +132,22 @@ def build(options: BuildOptions) -> BuildResult:
         )
     chunks = corpus.chunks
     report(BuildProgress("chunks", len(chunks), len(chunks), f"from {len(corpus.files)} files"))
-    name, settings = resolve_settings(options.embedding_provider, options.embedding, corpus.embedding)
-    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
-    provider = make_provider(name, settings, cache_dir)
     vectors = None
     if provider is not None:
         cost = cost_line(provider, chunks)
         if cost is not None:
             report(BuildProgress("estimate", len(chunks), len(chunks), cost))
+        # Counted over the inputs to embed: cached ones cost nothing and would make the rate a lie.
+        to_embed, cached = provider.plan([chunk.embedding_input for chunk in chunks])
+        repeated, embedded_before = len(chunks) - to_embed - cached, provider.embedded
+        plan = f"{to_embed} to embed, {cached} cached" + (f", {repeated} repeated" if repeated else "")
+        report(BuildProgress("embedding", 0, to_embed, f"{plan} ({provider.model})"))
         vectors = embed_chunks(
             provider,
             chunks,
-            lambda done, total: report(BuildProgress("embedding", done, total, provider.model)),
+            lambda _done, _total: report(
+                BuildProgress("embedding", provider.embedded - embedded_before, to_embed, provider.model)
+            ),
         )
     facets = _facets(chunks)
     embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
@@ -176,6 +189,18 @@ def build(options: BuildOptions) -> BuildResult:
         cache_hits=provider.hits if provider else None,
         cache_misses=provider.misses if provider else None,
     )
+
+
+def _configured_embedding(docs_dir: Path) -> Mapping[str, object] | None:
+    """The root manifest's ``embedding`` settings; None without one, or when it is invalid (the
+    corpus's validation then refuses the build, naming the problem)."""
+    path = docs_dir / MANIFEST_NAME
+    if not path.is_file():
+        return None
+    manifest, findings = load_manifest(path, MANIFEST_NAME)
+    if any(finding.severity == "error" for finding in findings):
+        return None
+    return manifest.embedding
 
 
 def _check_out(out: Path) -> None:

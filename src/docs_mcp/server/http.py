@@ -1,4 +1,4 @@
-"""Streamable HTTP transport: MCP at ``/mcp``, ``GET /healthz``, served by uvicorn.
+"""Streamable HTTP transport: MCP at ``/mcp``, ``GET /healthz``, the search page at ``/``, served by uvicorn.
 
 Safe defaults: binds 127.0.0.1; Host and Origin headers are checked against an allow-list (DNS
 rebinding protection) on ``/mcp``; request bodies are capped; SIGTERM and SIGINT stop accepting
@@ -28,6 +28,7 @@ from docs_mcp import __version__
 from docs_mcp.loopback import LOOPBACK_HOSTS, is_loopback
 from docs_mcp.server.http_guard import McpGuard
 from docs_mcp.server.options import HttpOptions
+from docs_mcp.server.page import page_routes
 
 MCP_PATH = "/mcp"
 HEALTH_PATH = "/healthz"
@@ -50,7 +51,8 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
 
 
 def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
-    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health``;
+    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health`` and,
+    unless ``options.page`` is off, the search page (:mod:`docs_mcp.server.page`);
     ``/mcp`` behind :class:`~docs_mcp.server.http_guard.McpGuard` (exact Host/Origin matching,
     405 for GET and DELETE, JSON-RPC errors for malformed messages)."""
 
@@ -66,7 +68,10 @@ def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
         max_request_body_size=options.max_body_bytes,
         transport_security=security,
         host=options.host,
-        custom_starlette_routes=[Route(HEALTH_PATH, healthz, methods=["GET"])],
+        custom_starlette_routes=[
+            Route(HEALTH_PATH, healthz, methods=["GET"]),
+            *(page_routes() if options.page else []),
+        ],
     )
     return McpGuard(
         app,

@@ -31,13 +31,15 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anythi
 @dataclass(frozen=True)
 class HttpOptions:
     """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
-    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
+    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``); ``page`` serves
+    the search page at ``/``."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     allowed_hosts: Sequence[str] = ()
     allowed_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    page: bool = True  # the search page at / (docs_mcp.server.page)
     health: dict[str, Any] = field(default_factory=dict)
 
 

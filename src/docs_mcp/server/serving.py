@@ -82,9 +82,13 @@ def serve(
         from docs_mcp.server.http import serve_http
 
         http_options = replace(http or HttpOptions(), health=health)
-        serve_http(
-            ready.server, http_options, on_listening=lambda url: announce(f"serving {summary} at {url}")
-        )
+
+        def on_listening(url: str) -> None:
+            announce(f"serving {summary} at {url}")
+            if http_options.page:
+                announce(f"search page at {url.removesuffix('/mcp')}/ (--no-page to turn it off)")
+
+        serve_http(ready.server, http_options, on_listening=on_listening)
     finally:
         stop_following()
 

@@ -6,13 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
 
+from docs_mcp.cli.progress import BuildProgressPrinter
 from docs_mcp.embedding.provider import EmbeddingSettings, provider_names
 from docs_mcp.errors import ValidationFailed
-
-if TYPE_CHECKING:
-    from docs_mcp.indexing.pipeline import BuildProgress
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -54,45 +51,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.set_defaults(func=run)
 
 
-class _Progress:
-    """Progress on stderr: one rewritten line on a terminal; otherwise a line per finished stage with
-    its whole count (``files: 3958``), and one per embedding batch."""
-
-    # Stages whose count runs while they last: off a terminal only their final count is printed.
-    _RUNNING = ("files",)
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.pending: BuildProgress | None = None
-
-    def __call__(self, event: BuildProgress) -> None:
-        if self.tty:
-            self.stream.write("\r\033[K" + _line(event) + ("\n" if event.stage == "done" else ""))
-        else:
-            if self.pending is not None and self.pending.stage != event.stage:
-                self.stream.write(_line(self.pending) + "\n")
-            self.pending = event if event.stage in self._RUNNING else None
-            if self.pending is None:
-                self.stream.write(_line(event) + "\n")
-        self.stream.flush()
-
-
-def _line(event: BuildProgress) -> str:
-    """``stage: count detail``; the count is ``done/total`` while a stage runs, one number once done,
-    and left out when there is none yet (``writing``)."""
-    if event.total is None:
-        count = str(event.done) if event.done else ""
-    elif event.done >= event.total:
-        count = str(event.total)
-    else:
-        count = f"{event.done}/{event.total}"
-    return " ".join(part for part in (f"{event.stage}:", count, event.detail) if part)
-
-
 def run(args: argparse.Namespace) -> int:
     from docs_mcp.indexing.pipeline import BuildOptions, build  # needs the build extra
 
+    progress = None if args.quiet else BuildProgressPrinter(sys.stderr)
     options = BuildOptions(
         docs_dir=args.docs_dir,
         out=args.out,
@@ -107,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
             base_url=args.embedding_base_url,
         ),
         cache_dir=args.cache_dir,
-        progress=None if args.quiet else _Progress(sys.stderr),
+        progress=progress,
     )
     try:
         result = build(options)
@@ -115,6 +77,9 @@ def run(args: argparse.Namespace) -> int:
         for finding in failed.findings:
             print(finding.format(), file=sys.stderr)
         raise
+    finally:
+        if progress is not None:
+            progress.close()
     if args.json:
         print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
         return 0

@@ -29,6 +29,7 @@ _EPILOG = """environment (each sets the default of its flag; a flag given wins):
   DOCS_MCP_ALLOW_ORIGINS     --allow-origin, comma-separated
   DOCS_MCP_REFRESH_INTERVAL  --refresh-interval
   DOCS_MCP_CACHE_DIR         --cache-dir
+  DOCS_MCP_NO_PAGE           --no-page when set to 1
   DOCS_MCP_CURSOR_SECRET     the key signing pagination cursors: give every replica behind a load
                              balancer the same value (default: a random key per process)
   DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes"""
@@ -172,6 +173,12 @@ def register(
         help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp; env DOCS_MCP_CACHE_DIR)",
     )
     parser.add_argument(
+        "--no-page",
+        action="store_true",
+        default=env.get("DOCS_MCP_NO_PAGE", "") == "1",
+        help="over HTTP, do not serve the search page at / (an MCP client of /mcp; env DOCS_MCP_NO_PAGE=1)",
+    )
+    parser.add_argument(
         "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
     )
     parser.set_defaults(
@@ -200,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         # Flags replace the environment's list rather than adding to it, like every other flag.
         allowed_hosts=args.allow_host if args.allow_host is not None else args.env_allow_host,
         allowed_origins=args.allow_origin if args.allow_origin is not None else args.env_allow_origin,
+        page=not args.no_page,
     )
     serve(
         index_values(args.index),

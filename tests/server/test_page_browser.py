@@ -1,0 +1,198 @@
+"""The search page in a real headless Chromium (Debian's chromium and chromium-driver, Selenium).
+
+The page is an MCP client of the server's own /mcp: each check compares what it renders with what
+search_docs and get_doc answer a plain JSON-RPC client. A screenshot and the time to the first
+result are kept under test-artifacts/ (gitignored) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.select import Select
+from selenium.webdriver.support.wait import WebDriverWait
+from server_support import REPO_ROOT, HttpServer, start_http_server, stop
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+WAIT = 15.0  # seconds for any one thing the page does
+
+BREADCRUMB_SEPARATOR = " \u203a "  # what page.js joins a breadcrumb with
+
+if not (CHROMIUM.exists() and CHROMEDRIVER.exists()):
+    # .ci/run installs both and sets DOCS_MCP_REQUIRE_BROWSER: there a missing browser fails.
+    why = "needs Debian's chromium and chromium-driver: apt-get install chromium chromium-driver"
+    if os.environ.get("DOCS_MCP_REQUIRE_BROWSER"):
+        raise RuntimeError(why)
+    pytest.skip(why, allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def server(example_index: Path) -> Iterator[HttpServer]:
+    running = start_http_server(example_index)
+    try:
+        yield running
+    finally:
+        stop(running)
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1100,1300",
+        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=webdriver.ChromeService(str(CHROMEDRIVER)))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def call_tool(server: HttpServer, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """What a plain MCP client gets from the same server (stateless: no session needed)."""
+    message = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+    answer = httpx.post(
+        server.url, json=message, headers={"Accept": "application/json, text/event-stream"}, timeout=WAIT
+    ).json()
+    result: dict[str, Any] = answer["result"]["structuredContent"]
+    return result
+
+
+def wait_until(driver: Any, condition: Any) -> Any:
+    return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(condition)
+
+
+def rendered_ids(driver: Any) -> list[str]:
+    return [
+        hit.get_attribute("data-chunk-id") for hit in driver.find_elements(By.CSS_SELECTOR, "#hits > li.hit")
+    ]
+
+
+def wait_for_search(driver: Any, before: str | None) -> None:
+    """Until the page has shown a search's answer after the one marked ``before``."""
+    wait_until(
+        driver, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-search-done") != before
+    )
+
+
+def search_mark(driver: Any) -> str | None:
+    return str(driver.find_element(By.TAG_NAME, "body").get_attribute("data-search-done"))
+
+
+def test_search_filter_open_and_page_on(server: HttpServer, browser: Any) -> None:
+    # A linked search runs on load: the time to its first rendered hit is what a person waits.
+    started = time.perf_counter()
+    browser.get(f"{server.base}/?q=retries")
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hits > li.hit"))
+    first_result_seconds = time.perf_counter() - started
+    assert rendered_ids(browser) == [
+        h["chunk_id"] for h in call_tool(server, "search_docs", {"query": "retries"})["hits"]
+    ]
+
+    # Type a query.
+    box = browser.find_element(By.ID, "query")
+    box.clear()
+    mark = search_mark(browser)
+    box.send_keys("create a payment", Keys.ENTER)
+    wait_for_search(browser, mark)
+    expected = call_tool(server, "search_docs", {"query": "create a payment"})
+    assert rendered_ids(browser) == [hit["chunk_id"] for hit in expected["hits"]]
+    assert parse_qs(urlsplit(browser.current_url).query) == {"q": ["create a payment"]}
+
+    # Pick a facet: the select's values are the tool schema's enum.
+    select = Select(browser.find_element(By.CSS_SELECTOR, "select[data-facet=language]"))
+    assert [o.get_attribute("value") for o in select.options] == ["", "go", "python", "typescript"]
+    mark = search_mark(browser)
+    select.select_by_value("python")
+    wait_for_search(browser, mark)
+    filtered = call_tool(server, "search_docs", {"query": "create a payment", "language": "python"})
+    assert rendered_ids(browser) == [hit["chunk_id"] for hit in filtered["hits"]]
+    assert parse_qs(urlsplit(browser.current_url).query) == {
+        "q": ["create a payment"],
+        "language": ["python"],
+    }
+    first = browser.find_element(By.CSS_SELECTOR, "#hits > li.hit")
+    assert first.find_element(By.CSS_SELECTOR, ".hit-title").text == filtered["hits"][0]["heading"]
+    assert BREADCRUMB_SEPARATOR.join(filtered["hits"][0]["breadcrumb"]) in first.text
+    assert f"language: {filtered['hits'][0]['facets']['language']}" in first.text
+
+    # Open a hit: get_doc with one neighbour each side, the hit itself marked.
+    chunk_id = first.get_attribute("data-chunk-id")
+    first.find_element(By.CSS_SELECTOR, ".hit-title").click()
+    wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk"))
+    doc = call_tool(server, "get_doc", {"chunk_id": chunk_id, "context": 1})
+    sections = browser.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk")
+    assert [s.get_attribute("data-chunk-id") for s in sections] == [c["chunk_id"] for c in doc["chunks"]]
+    assert len(sections) > 1
+    target = browser.find_element(By.CSS_SELECTOR, "#doc-body section.chunk.target")
+    assert target.get_attribute("data-chunk-id") == chunk_id
+    ARTIFACTS.mkdir(exist_ok=True)
+    browser.save_screenshot(str(ARTIFACTS / "page-get-doc.png"))
+    browser.find_element(By.CSS_SELECTOR, "dialog .close").click()
+    wait_until(browser, lambda d: not d.find_element(By.ID, "doc").is_displayed())
+
+    # Page on: the cursor's next page is appended, nothing repeated.
+    select.select_by_value("")
+    box.clear()
+    mark = search_mark(browser)
+    box.send_keys("sdk", Keys.ENTER)
+    wait_for_search(browser, mark)
+    page_one = rendered_ids(browser)
+    mark = search_mark(browser)
+    browser.find_element(By.ID, "more").click()
+    wait_for_search(browser, mark)
+    both = rendered_ids(browser)
+    cursor = call_tool(server, "search_docs", {"query": "sdk"})["next_cursor"]
+    assert both == page_one + [
+        hit["chunk_id"] for hit in call_tool(server, "search_docs", {"cursor": cursor})["hits"]
+    ]
+    assert len(set(both)) == len(both) > len(page_one)
+    assert browser.find_elements(By.CSS_SELECTOR, "#hits .also-in button[data-chunk-id]"), "also_in shown"
+    browser.execute_script("window.scrollTo(0, 0)")
+    browser.save_screenshot(str(ARTIFACTS / "page-search.png"))
+
+    # Nothing found: the server's hint is shown.
+    box.clear()
+    mark = search_mark(browser)
+    box.send_keys("xyzzy plugh", Keys.ENTER)
+    wait_for_search(browser, mark)
+    hint = call_tool(server, "search_docs", {"query": "xyzzy plugh"})["hint"]
+    assert rendered_ids(browser) == []
+    assert browser.find_element(By.ID, "hint").text.startswith(hint["message"])
+
+    # Nothing was blocked by the Content-Security-Policy and no script failed.
+    problems = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    assert problems == []
+    (ARTIFACTS / "page-timings.json").write_text(
+        json.dumps({"first_result_seconds": round(first_result_seconds, 3)}) + "\n", encoding="utf-8"
+    )
