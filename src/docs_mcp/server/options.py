@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from docs_mcp.server.auth import AuthOptions
 
 __all__ = [
     "DEFAULT_HOST",
@@ -31,7 +34,8 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anythi
 @dataclass(frozen=True)
 class HttpOptions:
     """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
-    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``)."""
+    defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``); ``auth``: who may
+    call ``/mcp`` (None: anyone who reaches the port)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -39,6 +43,7 @@ class HttpOptions:
     allowed_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     health: dict[str, Any] = field(default_factory=dict)
+    auth: AuthOptions | None = None
 
 
 @dataclass(frozen=True)
