@@ -5,7 +5,7 @@ fleet from it).
 Closed-loop clients (each sends its next ``search_docs`` when the last one is answered, over a kept-alive
 connection) at rising concurrency, a few seconds each; per level: requests/s, p50 and p95. The
 replica's capacity is the best requests/s of a level whose p95 stays under 50 ms. The same server
-run also takes each level with a static token and with a JWT (a local issuer, issuer_support), so
+run also takes each level with a static token and with a JWT (a local issuer, testkit.local_issuer), so
 what access control costs is compared in the same run. Run:
 ``.venv/bin/python -m pytest benchmarks/test_throughput.py -p no:cacheprovider -s``.
 """
@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 import statistics
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -25,10 +24,8 @@ import httpx
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.serving import REPO_ROOT, http_server
-
-sys.path.insert(0, str(REPO_ROOT / "tests" / "server"))
-from issuer_support import LocalIssuer
+from benchmarks.serving import http_server
+from testkit.local_issuer import LocalIssuer
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 

@@ -35,7 +35,11 @@ def _kubectl() -> str:
 def render(folder: str) -> dict[str, dict[str, Any]]:
     """``kubectl kustomize FOLDER``: the resources by kind."""
     rendered = subprocess.run(
-        [_kubectl(), "kustomize", str(KUBERNETES / folder)], capture_output=True, text=True, timeout=60, check=False
+        [_kubectl(), "kustomize", str(KUBERNETES / folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     assert rendered.returncode == 0, rendered.stderr
     return {doc["kind"]: doc for doc in yaml.safe_load_all(rendered.stdout) if doc}
@@ -113,7 +117,10 @@ def test_every_secret_comes_from_a_kubernetes_secret() -> None:
     resources = render(".")
     container = _container(resources)
     env = _env(container)
-    assert env["DOCS_MCP_CURSOR_SECRET"]["valueFrom"]["secretKeyRef"] == {"name": "docs-mcp-cursor", "key": "secret"}
+    assert env["DOCS_MCP_CURSOR_SECRET"]["valueFrom"]["secretKeyRef"] == {
+        "name": "docs-mcp-cursor",
+        "key": "secret",
+    }
     for name in ("DOCS_MCP_REGISTRY_USERNAME", "DOCS_MCP_REGISTRY_PASSWORD"):
         assert env[name]["valueFrom"]["secretKeyRef"]["name"] == "docs-mcp-registry"
     tokens = Path(env["DOCS_MCP_AUTH_TOKENS_FILE"]["value"])

@@ -1,7 +1,7 @@
 """Access control on the real HTTP server: static bearer tokens and OAuth resource-server mode.
 
 One server (a subprocess, the real CLI) takes both a tokens file and a local issuer on 127.0.0.1
-(issuer_support.LocalIssuer, keys made here); a real MCP client and raw requests try good and bad
+(testkit.local_issuer, keys made there); a real MCP client and raw requests try good and bad
 tokens. No token or key may show in a response, the server's output or any log record.
 """
 
@@ -22,13 +22,13 @@ import httpx
 import httpx2
 import jwt
 import pytest
-from issuer_support import LocalIssuer, SigningKey
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from server_support import HttpServer, serve_command, server_env, start_http_server, stop
 
 from docs_mcp.server.auth import AuthGate, AuthOptions
 from docs_mcp.server.auth_jwt import JwksKeys, JwtVerifier
+from testkit.local_issuer import LocalIssuer, SigningKey
 
 pytestmark = pytest.mark.timeout(60)
 

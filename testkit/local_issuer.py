@@ -1,4 +1,5 @@
-"""A local OAuth issuer on 127.0.0.1 for the auth tests: RFC 8414 metadata and a JWKS, keys made here.
+"""A local OAuth issuer on 127.0.0.1 (RFC 8414 metadata and a JWKS, keys made here) for the auth tests
+and the throughput benchmark.
 
 It signs what the tests ask for (expired, for another audience, unsigned, ...) with PyJWT, and can
 rotate its key, so a server's key cache is exercised against a real HTTP issuer.
