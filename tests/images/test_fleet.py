@@ -30,9 +30,8 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
 from fleet_support import Clients, backend_states, percentile, wait_until
-from image_support import REPO_ROOT, SERVE_PORT, TAG, await_log_line, build_images, serve_container
+from image_support import SERVE_PORT, TAG, await_log_line, build_images, serve_container
 from testcontainers.core.container import DockerContainer
 from testcontainers.core.network import Network
 
@@ -41,7 +40,6 @@ from docs_mcp.indexing.pipeline import BuildOptions, build
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
 
-COMPOSE_DIR = REPO_ROOT / "deploy" / "compose"
 REPLICAS = 3
 CLIENTS = 16
 MOVES = 3
@@ -56,21 +54,6 @@ _MEMORY = (
     "        s = dict(l.split(':', 1) for l in (p / 'status').read_text().splitlines())\n"
     "        if 'tini' not in s['Name']: print(s['VmRSS'].split()[0], s['VmHWM'].split()[0])\n"
 )
-
-
-def test_compose_yaml_describes_the_fleet_this_test_runs() -> None:
-    compose = yaml.safe_load((COMPOSE_DIR / "compose.yaml").read_text())
-    serve, lb = compose["services"]["serve"], compose["services"]["lb"]
-    assert serve["deploy"]["replicas"] == "${DOCS_MCP_REPLICAS:-3}"
-    assert "/healthz" in " ".join(serve["healthcheck"]["test"]) and serve["read_only"] is True
-    assert lb["depends_on"]["serve"]["condition"] == "service_healthy"
-    assert lb["build"] == {"context": ".", "dockerfile": "Dockerfile.lb"}
-    assert lb["ports"] == ["127.0.0.1:${DOCS_MCP_PORT:-8080}:8080"]
-    environment = serve["environment"]
-    for name in ("INDEX", "CURSOR_SECRET", "AUTH_TOKENS_FILE", "AUTH_ISSUER", "AUTH_AUDIENCE"):
-        assert f"DOCS_MCP_{name}" in environment
-    config = (COMPOSE_DIR / "haproxy.cfg").read_text()
-    assert "server-template serve 8 serve:8000" in config and "uri /healthz" in config
 
 
 def _variant(docs: Path, work: Path, number: int) -> Path:
