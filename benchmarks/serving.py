@@ -71,10 +71,10 @@ def peak_rss(command: Sequence[str], timeout: float = 1500) -> tuple[float, floa
 
 
 @contextmanager
-def http_server(index: Path) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``docs-mcp serve --transport http --port 0`` on 127.0.0.1: (process, URL of /mcp)."""
+def http_server(index: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``docs-mcp serve --transport http --port 0 [extra...]`` on 127.0.0.1: (process, URL of /mcp)."""
     process = subprocess.Popen(
-        serve_command(index, "--transport", "http", "--port", "0"),
+        serve_command(index, "--transport", "http", "--port", "0", *extra),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

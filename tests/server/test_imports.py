@@ -71,3 +71,13 @@ def test_serving_a_local_folder_imports_no_registry_client() -> None:
     modules = _loaded_after("import docs_mcp.server.app, docs_mcp.server.serving")
     assert [m for m in modules if m.split(".")[0] in ("oras", "requests", "urllib3")] == []
     assert "docs_mcp.artifact" not in modules
+
+
+def test_pyjwt_is_imported_only_for_an_oauth_issuer() -> None:
+    # Stdio, plain HTTP and static tokens never pay for it (serve --auth-issuer loads it).
+    modules = _loaded_after(
+        "import docs_mcp.server.app, docs_mcp.server.serving, docs_mcp.server.http, docs_mcp.server.stdio\n"
+        "import docs_mcp.server.auth, docs_mcp.server.auth_tokens"
+    )
+    assert "jwt" not in modules and "docs_mcp.server.auth_jwt" not in modules
+    assert "jwt" in _loaded_after("import docs_mcp.server.auth_jwt")

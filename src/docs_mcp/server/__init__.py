@@ -1,8 +1,8 @@
 """The MCP server: tools ``search_docs`` and ``get_doc`` over stdio or Streamable HTTP.
 
-Public API: ``serve`` (blocking, what ``docs-mcp serve`` runs) with ``HttpOptions`` and
-``RegistryOptions``, and for hosts that run their own transport ``open_server`` / ``create_server``;
-loaded on first use. The other modules are implementation details.
+Public API: ``serve`` (blocking, what ``docs-mcp serve`` runs) with ``HttpOptions`` (its ``auth``:
+``AuthOptions``) and ``RegistryOptions``, and for hosts that run their own transport ``open_server`` /
+``create_server``; loaded on first use. The other modules are implementation details.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from docs_mcp.server.app import ReadyServer as ReadyServer
     from docs_mcp.server.app import create_server as create_server
     from docs_mcp.server.app import open_server as open_server
+    from docs_mcp.server.auth import AuthOptions as AuthOptions
     from docs_mcp.server.options import DEFAULT_HOST as DEFAULT_HOST
     from docs_mcp.server.options import DEFAULT_PORT as DEFAULT_PORT
     from docs_mcp.server.options import OCI_SCHEME as OCI_SCHEME

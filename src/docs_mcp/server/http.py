@@ -26,6 +26,7 @@ from starlette.types import ASGIApp
 
 from docs_mcp import __version__
 from docs_mcp.loopback import LOOPBACK_HOSTS, is_loopback
+from docs_mcp.server.auth import auth_gate
 from docs_mcp.server.http_guard import McpGuard
 from docs_mcp.server.options import HttpOptions
 from docs_mcp.server.page import page_routes
@@ -73,13 +74,15 @@ def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
             *(page_routes() if options.page else []),
         ],
     )
-    return McpGuard(
+    guarded = McpGuard(
         app,
         path=MCP_PATH,
         allowed_hosts=security.allowed_hosts,
         allowed_origins=security.allowed_origins,
         max_body_bytes=options.max_body_bytes,
     )
+    # Bearer tokens on /mcp when configured (docs_mcp.server.auth): checked before the body is read.
+    return auth_gate(guarded, options.auth, path=MCP_PATH)
 
 
 class _GracefulServer(uvicorn.Server):

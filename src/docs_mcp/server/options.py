@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from docs_mcp.server.auth import AuthOptions
 
 __all__ = [
     "DEFAULT_HOST",
@@ -32,7 +35,7 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anythi
 class HttpOptions:
     """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
     defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``); ``page`` serves
-    the search page at ``/``."""
+    the search page at ``/``; ``auth``: who may call ``/mcp`` (None: anyone who reaches the port)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -41,6 +44,7 @@ class HttpOptions:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     page: bool = True  # the search page at / (docs_mcp.server.page)
     health: dict[str, Any] = field(default_factory=dict)
+    auth: AuthOptions | None = None
 
 
 @dataclass(frozen=True)

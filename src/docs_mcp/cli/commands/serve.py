@@ -15,6 +15,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from docs_mcp.errors import ConfigError
 from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
 
 TRANSPORTS = ("stdio", "http")
@@ -32,7 +33,11 @@ _EPILOG = """environment (each sets the default of its flag; a flag given wins):
   DOCS_MCP_NO_PAGE           --no-page when set to 1
   DOCS_MCP_CURSOR_SECRET     the key signing pagination cursors: give every replica behind a load
                              balancer the same value (default: a random key per process)
-  DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes"""
+  DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes
+  DOCS_MCP_AUTH_TOKENS_FILE  --auth-tokens
+  DOCS_MCP_AUTH_ISSUER       --auth-issuer
+  DOCS_MCP_AUTH_AUDIENCE     --auth-audience
+  DOCS_MCP_AUTH_SCOPES       --auth-scope, comma-separated"""
 
 
 def _transport(value: str) -> str:
@@ -181,10 +186,45 @@ def register(
     parser.add_argument(
         "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
     )
+    _register_auth(parser, env)
     parser.set_defaults(
         func=run,
         env_allow_host=_listed(env, "DOCS_MCP_ALLOW_HOSTS"),
         env_allow_origin=_listed(env, "DOCS_MCP_ALLOW_ORIGINS"),
+        env_auth_scope=_listed(env, "DOCS_MCP_AUTH_SCOPES"),
+    )
+
+
+def _register_auth(parser: argparse.ArgumentParser, env: Mapping[str, str]) -> None:
+    auth = parser.add_argument_group("access control (HTTP only; /healthz and / stay open)")
+    auth.add_argument(
+        "--auth-tokens",
+        type=Path,
+        default=env.get("DOCS_MCP_AUTH_TOKENS_FILE") or None,
+        metavar="FILE",
+        help="accept these bearer tokens on /mcp: one token, or sha256:HEX of it, per line; reread "
+        "when the file changes (env DOCS_MCP_AUTH_TOKENS_FILE)",
+    )
+    auth.add_argument(
+        "--auth-issuer",
+        default=env.get("DOCS_MCP_AUTH_ISSUER") or None,
+        metavar="URL",
+        help="accept JWT access tokens from this OAuth issuer, checked against its JWKS "
+        "(env DOCS_MCP_AUTH_ISSUER)",
+    )
+    auth.add_argument(
+        "--auth-audience",
+        default=env.get("DOCS_MCP_AUTH_AUDIENCE") or None,
+        metavar="URL",
+        help="with --auth-issuer: this server's public /mcp URL, the tokens' audience "
+        "(env DOCS_MCP_AUTH_AUDIENCE)",
+    )
+    auth.add_argument(
+        "--auth-scope",
+        action="append",
+        metavar="SCOPE",
+        help="with --auth-issuer: a scope every token must grant, else 403 (repeatable; "
+        "env DOCS_MCP_AUTH_SCOPES)",
     )
 
 
@@ -198,9 +238,21 @@ def run(args: argparse.Namespace) -> int:
     # the kernel would otherwise drop it, and the engine would kill the server 10 s later.
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
     # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
+    from docs_mcp.server.auth import AuthOptions, load_tokens
     from docs_mcp.server.options import HttpOptions, RegistryOptions
     from docs_mcp.server.serving import serve
 
+    auth = AuthOptions(
+        tokens_file=args.auth_tokens,
+        issuer=args.auth_issuer,
+        audience=args.auth_audience,
+        scopes=args.auth_scope if args.auth_scope is not None else args.env_auth_scope,
+    )
+    if auth.enabled:
+        if args.transport != "http":
+            raise ConfigError("--auth-tokens and --auth-issuer protect --transport http (stdio has no peer)")
+        auth.check()
+        load_tokens(auth)  # a bad tokens file stops here, before the index is pulled
     options = HttpOptions(
         host=args.host,
         port=args.port,
@@ -208,6 +260,7 @@ def run(args: argparse.Namespace) -> int:
         allowed_hosts=args.allow_host if args.allow_host is not None else args.env_allow_host,
         allowed_origins=args.allow_origin if args.allow_origin is not None else args.env_allow_origin,
         page=not args.no_page,
+        auth=auth if auth.enabled else None,
     )
     serve(
         index_values(args.index),
