@@ -196,3 +196,47 @@ def test_search_filter_open_and_page_on(server: HttpServer, browser: Any) -> Non
     (ARTIFACTS / "page-timings.json").write_text(
         json.dumps({"first_result_seconds": round(first_result_seconds, 3)}) + "\n", encoding="utf-8"
     )
+
+
+def test_the_page_asks_for_the_token_of_a_server_that_needs_one(
+    example_index: Path, browser: Any, tmp_path: Path
+) -> None:
+    # serve --auth-tokens: /mcp answers 401 without the token, and the page then asks for it; the
+    # token it is given goes with every request, so the search answers as it does for an agent.
+    token = "page-token-" + os.urandom(8).hex()
+    tokens = tmp_path / "tokens"
+    tokens.write_text(token + "\n")
+    guarded = start_http_server(example_index, "--auth-tokens", str(tokens))
+    try:
+        browser.get(guarded.base + "/?q=retries")
+        form = wait_until(browser, lambda d: d.find_element(By.ID, "auth"))
+        wait_until(browser, lambda d: form.is_displayed())
+        assert "token" in browser.find_element(By.ID, "status").text
+        assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-ready") != "true"
+        browser.find_element(By.ID, "token").send_keys("not-the-token", Keys.ENTER)
+        wait_until(browser, lambda d: "refused" in d.find_element(By.ID, "status").text)
+        field = browser.find_element(By.ID, "token")
+        field.clear()
+        field.send_keys(token, Keys.ENTER)
+        wait_until(
+            browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true"
+        )
+        wait_until(browser, lambda d: rendered_ids(d))
+        assert not form.is_displayed()
+        answer = httpx.post(
+            guarded.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "search_docs", "arguments": {"query": "retries"}},
+            },
+            headers={"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {token}"},
+            timeout=WAIT,
+        ).json()
+        expected = [hit["chunk_id"] for hit in answer["result"]["structuredContent"]["hits"]]
+        assert rendered_ids(browser) == expected
+        assert token not in "".join(guarded.stderr_lines)
+    finally:
+        browser.execute_script("sessionStorage.clear()")
+        stop(guarded)

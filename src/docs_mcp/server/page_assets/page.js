@@ -8,7 +8,13 @@ const SEARCH_TOOL = "search_docs";
 const GET_TOOL = "get_doc";
 const NOT_FACETS = new Set(["query", "limit", "cursor"]);
 
+const TOKEN_KEY = "docs-mcp-token"; // sessionStorage: gone when the tab closes
+
+// /mcp answered 401: the server takes bearer tokens (serve --auth-tokens or --auth-issuer).
+class AuthRequired extends Error {}
+
 const state = {
+  token: sessionStorage.getItem(TOKEN_KEY),
   nextId: 1,
   protocolVersion: PROTOCOL_VERSION,
   facets: [], // [{name, values, description}]
@@ -25,15 +31,14 @@ function element(tag, className, text) {
 }
 
 async function post(message) {
-  const response = await fetch(MCP_PATH, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": state.protocolVersion,
-    },
-    body: JSON.stringify(message),
-  });
+  const headers = {
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "MCP-Protocol-Version": state.protocolVersion,
+  };
+  if (state.token) headers.Authorization = `Bearer ${state.token}`;
+  const response = await fetch(MCP_PATH, { method: "POST", headers, body: JSON.stringify(message) });
+  if (response.status === 401) throw new AuthRequired(state.token ? "the token was refused" : "a token is needed");
   if (response.status === 202) return null; // a notification
   const text = await response.text();
   let body;
@@ -268,6 +273,26 @@ async function openDoc(chunkId) {
   }
 }
 
+// Shows the token form and resolves once a token is entered (kept for this tab only).
+function askToken() {
+  const form = $("auth");
+  form.hidden = false;
+  $("token").focus();
+  return new Promise((resolve) => {
+    form.addEventListener(
+      "submit",
+      (event) => {
+        event.preventDefault();
+        state.token = $("token").value.trim() || null;
+        if (state.token) sessionStorage.setItem(TOKEN_KEY, state.token);
+        else sessionStorage.removeItem(TOKEN_KEY);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
 async function start() {
   $("search").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -278,13 +303,22 @@ async function start() {
     readUrl();
     search({ pushUrl: false });
   });
-  try {
-    await connect();
-  } catch (error) {
-    $("server-info").textContent = "";
-    setStatus(`Cannot reach ${MCP_PATH}: ${error.message}`, true);
-    return;
+  for (;;) {
+    try {
+      await connect();
+      break;
+    } catch (error) {
+      $("server-info").textContent = "";
+      if (!(error instanceof AuthRequired)) {
+        setStatus(`Cannot reach ${MCP_PATH}: ${error.message}`, true);
+        return;
+      }
+      setStatus(`This server needs a bearer token: ${error.message}.`, true);
+      await askToken();
+    }
   }
+  $("auth").hidden = true;
+  setStatus("");
   document.body.dataset.ready = "true";
   readUrl();
   if ($("query").value.trim()) search({ pushUrl: false });
