@@ -220,7 +220,7 @@ def _docusaurus(path: Path, text: str) -> Site:
     for match in _JS_KEY.finditer(text):
         key, value, depth = match.group(1), match.group(3), depths[match.start()]
         if key == "routeBasePath":
-            depth = 0  # the docs plugin's, wherever it is nested
+            depth = 1  # the docs plugin's, wherever it is nested: the first one
         if depth >= 1 and (key not in found or depth < found[key][0]):
             found[key] = (depth, value)
     values = {key: value for key, (_, value) in found.items()}

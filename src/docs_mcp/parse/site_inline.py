@@ -103,11 +103,11 @@ def rewrite_text_line(
             part = _JSX_TAG.sub("", _JSX_ATTRIBUTE.sub("", _MDX_COMMENT.sub("", part)))
         if "{" in part:
             part = _INLINE_ATTRIBUTES.sub("", _ANCHOR.sub("", part))
-        if "][" in part:
-            part = _CROSS_REF.sub(lambda m: _cross_ref(m, references), part)
         return part
 
     line = outside_code_spans(line, rewrite)
+    if "][" in line:  # on the whole line: the text of a cross-reference is often a code span
+        line = _CROSS_REF.sub(lambda m: _cross_ref(m, references), line)
     if "}`" in line:
         line = _ROLE.sub(_role, line)
     return line

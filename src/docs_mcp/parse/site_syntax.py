@@ -220,6 +220,10 @@ class _Machine:
                 self.skip = None
             return
         content = self.enter(raw)
+        if self.code is not None and self.skip is not None and self.skip(content):
+            self.emit("", number)  # a directive's option line (``:linenos:``) inside its code
+            return
+        self.skip = None if self.code is not None else self.skip
         if self.code is not None:
             self.flush_blanks()
             self.code_line(content, number)

@@ -43,5 +43,18 @@ def leaks(markdown: str) -> list[str]:
             fence = opened.group(1)
             continue
         bare = _CODE_SPAN.sub("", line)
-        found.extend(f"{kind}: {line.strip()[:80]}" for kind, pattern in MARKERS.items() if pattern.search(bare))
+        found.extend(
+            f"{kind}: {line.strip()[:80]}" for kind, pattern in MARKERS.items() if pattern.search(bare)
+        )
     return found
+
+
+_CONTENT_FREE = re.compile(
+    r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|:::\s+[\w.]+|\s+:\w+:.*|\s+\w+:.*|\{\{.*\}\}|)\s*$"
+)
+
+
+def is_stub(markdown: str) -> bool:
+    """A chunk with nothing but headings, ``::: module`` directives (and their option lines), macros
+    and blank lines: nothing it could answer with."""
+    return all(_CONTENT_FREE.match(line) for line in markdown.split("\n"))
