@@ -87,7 +87,9 @@ def test_page_urls_anchors_explicit_ids_and_stub_pages(tmp_path: Path) -> None:
         {
             "mkdocs.yml": "site_name: Acme\nsite_url: https://acme.dev/\n",
             "docs/index.md": "# Acme\n\nWelcome text.\n\n## Get Started {#start}\n\nSteps here.\n",
-            "docs/guide/setup.md": "# Setup\n\n## Install it, now!\n\nRun pip.\n\n## `Client`\n\n::: acme.Client\n",
+            "docs/guide/setup.md": (
+                "# Setup\n\n## Install it, now!\n\nRun pip.\n\n## `Client`\n\n::: acme.Client\n"
+            ),
             "docs/api.md": "# API\n\n::: acme\n    options:\n      members: true\n",
         },
     )

@@ -112,14 +112,32 @@ def detect_site(
 
 
 def _find_config(docs_dir: Path) -> Path | None:
+    """A config in ``docs_dir``, or in the folder above when its docs folder is ``docs_dir``."""
     for folder in (docs_dir, docs_dir.parent):
         for name in (*_MKDOCS_NAMES, *_DOCUSAURUS_NAMES):
-            if (folder / name).is_file():
-                return folder / name
+            config = folder / name
+            if config.is_file() and (folder == docs_dir or _docs_folder_of(config) == docs_dir.name):
+                return config
     for folder in (docs_dir, docs_dir / "source"):
         if (folder / "conf.py").is_file():
             return folder / "conf.py"
     return None
+
+
+_DOCS_DIR_KEY = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
+_DOCS_PATH_KEY = re.compile(r"\bpath\s*:\s*['\"]([^'\"]+)['\"]")
+
+
+def _docs_folder_of(config: Path) -> str:
+    """The name of the docs folder a config beside it publishes (mkdocs ``docs_dir``, a Docusaurus
+    docs plugin's ``path``; both ``docs`` by default), from its text; "" when unreadable."""
+    try:
+        text = config.read_text(encoding="utf-8")[:_MAX_CONFIG_BYTES]
+    except (OSError, UnicodeDecodeError):
+        return ""
+    pattern = _DOCS_DIR_KEY if config.name in _MKDOCS_NAMES else _DOCS_PATH_KEY
+    found = pattern.search(text)
+    return Path(found.group(1)).name if found else "docs"
 
 
 def _read_config(path: Path, docs_dir: Path) -> Site:

@@ -102,10 +102,12 @@ class SitePages:
                 f"{self.site.generator} site from elsewhere: add prose or leave it out)", STUB_PAGE_RULE,
             ))  # fmt: skip
         elif dropped:
+            first = next(chunk for chunk in chunks if _is_stub(chunk))
+            sections = f"{dropped} sections have" if dropped > 1 else "1 section has"
             findings.append(Finding(
-                chunked.path, kept[0].start_line if kept else 0, "warning",
-                f"{dropped} sections have no text besides their heading (`:::` directives, macros or "
-                "nothing); not indexed", STUB_SECTION_RULE,
+                chunked.path, first.start_line, "warning",
+                f"{sections} no text besides their heading (`:::` directives, macros or nothing), the "
+                f"first {first.heading!r}; not indexed", STUB_SECTION_RULE,
             ))  # fmt: skip
         self._urls(chunked.path, kept, normalised)
         return replace(chunked, chunks=kept), findings
