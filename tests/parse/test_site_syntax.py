@@ -3,6 +3,7 @@ ones the evaldata sites do not use (content tabs, snippets, code annotations, cr
 
 from __future__ import annotations
 
+import pytest
 from chunk_ownership import assert_ownership
 
 from docs_mcp.chunk.chunking import chunk_file
@@ -139,3 +140,26 @@ def test_chunks_own_the_normalised_text_and_keep_source_lines() -> None:
 def test_plain_text_stays_as_it_is() -> None:
     source = "# Title\n\nJust text with a {brace} and [a][b] link.\n\n[b]: https://b\n"
     assert normalise_site_syntax(source, MKDOCS).text == source
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{{ " * 50_000,
+        "{% " * 50_000,
+        "{/* " * 50_000,
+        "{ref}`" * 30_000,
+        "::: note" + " " * 100_000 + "x",
+        "/// tip | " + " a" * 50_000,
+        "## Title " + " " * 100_000 + "{#x",
+        "[a][" * 30_000,
+        "<Tab " * 30_000,
+    ],
+)
+def test_hostile_lines_are_normalised_in_linear_time(line: str) -> None:
+    """One pathological line per rewrite (openers never closed, long blank runs): each must take
+    linear time, or the timeout fails it (a quadratic rewrite would take minutes)."""
+    for dialect in (MKDOCS, Dialect("docusaurus", mdx=True), Dialect("sphinx")):
+        result = normalise_site_syntax(f"# T\n\n{line}\n\n```py\nx = 1{' ' * 100_000}# (1)!\n```\n", dialect)
+        assert result.text.startswith("# T\n")

@@ -24,7 +24,8 @@ __all__ = [
 ]
 
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
-# ``{#id}``, ``{ .class }``, ``{ #id .class key="v" }`` at the end of a heading (attr_list, Docusaurus, MyST)
+# ``{#id}``, ``{ .class }``, ``{ #id .class key="v" }`` at the end of a heading (attr_list, Docusaurus, MyST);
+# matched from the heading's last ``{`` only (a leading ``\s*`` searched over a long line is quadratic)
 _ATTRIBUTES = re.compile(
     r"\s*\{\s*(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))(?:\s+(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+)))*\s*\}\s*$"
 )
@@ -39,7 +40,8 @@ _STATEMENT = re.compile(r"\{%-?.*?-?%\}")
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}")
 _JSX_ATTRIBUTE = re.compile(r"\s[\w-]+=\{(?:[^{}]|\{[^{}]*\})*\}")  # ``style={{margin: 0}}``
 _JSX_TAG = re.compile(r"</?[A-Z][\w.]*(?:\s+[^<>]*?)?/?>")
-_ANNOTATION = re.compile(r"\s*(?:#|//|--|;|%|/\*|<!--|\{/\*)\s*\(\d+\)!?\s*(?:\*/|-->|\*/\})?\s*$")
+# Matched at the end of the right-stripped line (see ``clean_code_line``).
+_ANNOTATION = re.compile(r"(?:#|//|--|;|%|/\*|<!--|\{/\*) ?\(\d+\)!?(?: ?(?:\*/|-->|\*/\}))?$")
 _VARIABLE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*|\[['\"]?\w+['\"]?\])*$")
 
 Report = Callable[[str, str], None]  # (rule, message)
@@ -61,11 +63,25 @@ def outside_code_spans(line: str, rewrite: Callable[[str], str]) -> str:
 
 def heading_attributes(heading: str) -> tuple[str, str | None]:
     """``heading`` without a trailing attribute list, and the list's ``#id`` if it had one."""
-    match = _ATTRIBUTES.search(heading)
+    start = heading.rfind("{")
+    match = _ATTRIBUTES.fullmatch(heading, start) if start >= 0 else None
     if match is None:
         return heading, None
     found = re.search(r"#([\w:-]+)", match.group(0))
-    return heading[: match.start()], found.group(1) if found else None
+    return heading[:start].rstrip(), found.group(1) if found else None
+
+
+def _up_to_last(
+    pattern: re.Pattern[str], closer: str, text: str, replace: Callable[[re.Match[str]], str]
+) -> str:
+    """``pattern.sub(replace, text)`` for matches that end with ``closer``, scanning nothing past the
+    last ``closer``: an opener never closed would otherwise scan to the end of the text once per
+    opener (quadratic)."""
+    end = text.rfind(closer)
+    if end < 0:
+        return text
+    end += len(closer)
+    return pattern.sub(replace, text[:end]) + text[end:]
 
 
 def macro_value(expression: str, variables: Mapping[str, Any]) -> str | None:
@@ -97,10 +113,11 @@ def rewrite_text_line(
 
     def rewrite(part: str) -> str:
         if variables is not None and "{" in part:
-            part = _STATEMENT.sub(lambda m: _unresolved(m.group(0), report), part)
-            part = _MACRO.sub(lambda m: _macro(m, variables, report), part)
+            part = _up_to_last(_STATEMENT, "%}", part, lambda m: _unresolved(m.group(0), report))
+            part = _up_to_last(_MACRO, "}}", part, lambda m: _macro(m, variables, report))
         if mdx:
-            part = _JSX_TAG.sub("", _JSX_ATTRIBUTE.sub("", _MDX_COMMENT.sub("", part)))
+            part = _up_to_last(_MDX_COMMENT, "*/}", part, lambda m: "")
+            part = _JSX_TAG.sub("", _JSX_ATTRIBUTE.sub("", part))
         if "{" in part:
             part = _INLINE_ATTRIBUTES.sub("", _ANCHOR.sub("", part))
         return part
@@ -109,7 +126,7 @@ def rewrite_text_line(
     if "][" in line:  # on the whole line: the text of a cross-reference is often a code span
         line = _CROSS_REF.sub(lambda m: _cross_ref(m, references), line)
     if "}`" in line:
-        line = _ROLE.sub(_role, line)
+        line = _up_to_last(_ROLE, "`", line, _role)
     return line
 
 
@@ -154,10 +171,13 @@ def _role(match: re.Match[str]) -> str:
 def clean_code_line(line: str, annotations: bool, variables: Mapping[str, Any] | None) -> str:
     """A line of code without a code annotation marker (``# (1)!``, mkdocs-material) and with the
     site's known macros resolved (unknown ones stay: code may be a Jinja template itself)."""
-    if annotations and "(" in line:
-        line = _ANNOTATION.sub("", line)
+    if annotations and ")" in line:
+        stripped = line.rstrip()
+        match = _ANNOTATION.search(stripped, max(0, len(stripped) - 20))
+        if match is not None:
+            line = stripped[: match.start()].rstrip()
     if variables and "{{" in line:
-        line = _MACRO.sub(lambda m: macro_value(m.group(1), variables) or m.group(0), line)
+        line = _up_to_last(_MACRO, "}}", line, lambda m: macro_value(m.group(1), variables) or m.group(0))
     return line
 
 
@@ -167,9 +187,9 @@ _LEFTOVER: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("directive", re.compile(r"^\s*:{3,}")),
     ("block", re.compile(r"^\s*/{3,}\s*(?:[\w-]+(?:\s*\|.*)?)?\s*$")),
     ("content tab", re.compile(r'^\s*===\+?\s+"')),
-    ("macro", re.compile(r"\{\{.*?\}\}|\{%.*?%\}")),
+    ("macro", re.compile(r"\{\{[^{}]*\}\}|\{%[^%]*%\}")),
     ("snippet include", re.compile(r"^\s*-{1,2}8<-{1,2}")),
-    ("source include", re.compile(r"\{\*.*?\*\}|\{!.*?!\}")),
+    ("source include", re.compile(r"\{\*[^*]*\*\}|\{![^!]*!\}")),
     ("MyST target", re.compile(r"^\s*\([\w.:-]+\)=\s*$")),
     ("MyST role", re.compile(r"\{[\w:+-]+\}`")),
     ("attribute list", re.compile(r"^#{1,6}\s.*\{\s*[#.][^{}]*\}\s*$")),

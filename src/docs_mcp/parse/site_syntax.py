@@ -60,14 +60,15 @@ _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _MKDOCS_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"(.*)")?\s*$')
 _MKDOCS_TAB = re.compile(r'^(\s*)===\+?\s+"(.*)"\s*$')
 _AUTODOC = re.compile(r"^(\s*):::\s+[\w.:-]+\s*$")
-_BLOCK = re.compile(r"^(/{3,})\s*([\w-]+)\s*(?:\|\s*(.*?))?\s*$")
+# Lines are matched right-stripped: no pattern ends in a lazy group before ``\s*$`` (quadratic).
+_BLOCK = re.compile(r"^(/{3,})\s*([\w-]+)\s*(?:\|\s*(.*))?$")
 _BLOCK_OPTION = re.compile(r"^\s+[\w-]+\s*:")
-_COLON_FENCE = re.compile(r"^(\s*)(:{3,})\s*(\{[\w:-]+\}|[\w-]+)?\s*(?:\[(.*)\])?\s*(.*?)\s*$")
+_COLON_FENCE = re.compile(r"^(\s*)(:{3,})\s*(\{[\w:-]+\}|[\w-]+)?\s*(?:\[(.*)\])?\s*(.*)$")
 _MYST_OPTION = re.compile(r"^\s*:[\w-]+:")
 _MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
 _REFERENCE = re.compile(r"^ {0,3}\[([^\]]+)\]:")
 _SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
-_SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)(.*?)\s*[*!]\}\s*$")
+_SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")
 _LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
 _MDX_STATEMENT = re.compile(r"^(?:import|export)\s")
 _TAB_ITEM = re.compile(r"<TabItem\b[^>]*?\blabel\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{['\"]([^'\"]*)['\"]\})")
@@ -205,6 +206,7 @@ class _Machine:
         self.flush_blanks()
 
     def line(self, raw: str, number: int) -> None:
+        raw = raw.rstrip()
         if self.dropping is not None:
             closer = self.dropping.closer
             if closer is not None and closer.match(raw.strip()):
