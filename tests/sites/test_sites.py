@@ -22,8 +22,8 @@ from site_questions import SITES
 from docs_mcp.cli.main import main
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
 from docs_mcp.store.index_manifest import read_manifest
-from docs_mcp.store.schema import LANCEDB_DIR, TABLE_NAME
 
 pytestmark = pytest.mark.timeout(300)
 
