@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.fix import fix
 
 DRIFT = Path(__file__).parent / "fixtures" / "fix" / "drift"
@@ -40,3 +41,17 @@ def test_the_site_name_then_the_index_pages_h1_name_the_docs(tmp_path: Path) -> 
     (tmp_path / "mkdocs.yml").write_text("site_name: Widget Site\n", encoding="utf-8")
     named = json.loads(fix(docs).changes[0].after)["mcpServerInstructions"]
     assert named.startswith("Documentation of Widget Site (")
+
+
+def test_a_site_config_given_to_fix_is_recorded_for_validate_and_build(tmp_path: Path) -> None:
+    docs = tmp_path / "pages"
+    docs.mkdir()
+    (docs / "index.md").write_text("# Home\n\n!!! note\n    Hello.\n", encoding="utf-8")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "mkdocs.yml").write_text("site_name: Far Site\n", encoding="utf-8")
+    proposal = fix(docs, site_config=tmp_path / "conf" / "mkdocs.yml")
+    root = json.loads(proposal.changes[0].after)
+    assert root["site"] == {"config": "../conf/mkdocs.yml"}
+    assert root["mcpServerInstructions"].startswith("Documentation of Far Site (")
+    proposal.write()
+    assert load_corpus(docs).site.name == "Far Site"

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from docs_mcp.corpus.loader import Corpus, load_corpus
@@ -73,6 +74,11 @@ def fix(
                 drafts, outlines, layout, model=model, base_url=base_url, api_key=api_key
             )
             notes.extend(advice)
+        if site_config is not None and corpus.site.recognised:
+            # Recorded so that validate and build find the config without the flag.
+            where = Path(os.path.relpath(Path(site_config).absolute(), root.absolute())).as_posix()
+            drafts[0].data["site"] = {"config": where}
+            drafts[0].reasons.append(f"site.config: the {corpus.site.generator} config given, {where}")
         for draft in drafts:
             workspace.write_manifest(draft.path, draft.data, *draft.reasons)
         corpus = load_corpus(root, overlay=workspace.overlay(), site_config=site_config)
