@@ -43,6 +43,7 @@ class SitePages:
     urls: dict[str, str] = field(default_factory=dict)  # chunk id -> URL
     stub_chunks: int = 0
     stub_pages: list[str] = field(default_factory=list)
+    _resolved_repo: Path | None = None
 
     def dialect(self) -> Dialect:
         variables = dict(self.site.variables) if self.site.macros else None
@@ -54,12 +55,17 @@ class SitePages:
         self.normalised[path] = result
         return result.text
 
+    def _repo(self) -> Path:
+        if self._resolved_repo is None:
+            self._resolved_repo = (self.site.repo_root or self.root).resolve()
+        return self._resolved_repo
+
     def _read_include(self, target: str, page: str) -> tuple[str | None, str | None]:
         """An included file's text, looked for beside the page, then in the docs folder, then in the
         repository folder; never outside the repository folder."""
         if target.startswith(("http:", "https:")):
             return None, "a URL; remote includes are not fetched"
-        repo = (self.site.repo_root or self.root).resolve()
+        repo = self._repo()
         page_folder = (self.root / page).parent
         escaped = False
         for base in (page_folder, self.root, repo):
