@@ -152,3 +152,19 @@ def test_the_site_config_can_be_given_explicitly(tmp_path: Path) -> None:
     manifest = {"version": "1", "site": {"config": "../conf/site.yml"}}
     (tmp_path / "pages" / ".docs-mcp.json").write_text(json.dumps(manifest), encoding="utf-8")
     assert load_corpus(tmp_path / "pages").site.name == "Far"
+
+
+def test_docusaurus_partials_are_included_where_imported_and_are_no_pages(tmp_path: Path) -> None:
+    config = "module.exports = { title: 'D', url: 'https://d.dev', baseUrl: '/' }\n"
+    page = "# Setup\n\nimport Install from './_install.mdx'\n\nBefore.\n\n<Install />\n\nAfter.\n"
+    _write(
+        tmp_path,
+        {
+            "docusaurus.config.js": config,
+            "docs/setup.mdx": page,
+            "docs/_install.mdx": ":::tip\n\nRun npm install.\n\n:::\n",
+        },
+    )
+    corpus = load_corpus(tmp_path / "docs")
+    assert [file.path for file in corpus.files] == ["setup.mdx"]
+    assert corpus.chunks[0].text == "Before.\n\nTip:\nRun npm install.\n\nAfter."

@@ -191,6 +191,9 @@ def _load(
     paths = tree.markdown
     if site.reads_mdx:
         paths = sorted([*tree.markdown, *tree.mdx])
+    if site.generator == "docusaurus":
+        # ``_``-prefixed files and folders are partials, not pages: pages that import them show them.
+        paths = [path for path in paths if not any(part.startswith("_") for part in path.split("/"))]
     elif tree.mdx:
         findings.append(_mdx_unread(tree.mdx, site))
     jobs: list[Job] = []

@@ -73,6 +73,8 @@ _LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
 _MDX_STATEMENT = re.compile(r"^(?:import|export)\s")
 _TAB_ITEM = re.compile(r"<TabItem\b[^>]*?\blabel\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{['\"]([^'\"]*)['\"]\})")
 _JSX_OPEN = re.compile(r"^\s*</?[A-Z]")
+_PARTIAL_IMPORT = re.compile(r"""^import\s+([A-Z]\w*)\s+from\s+['"]((?:\.{1,2}/|@site/)[^'"]+\.mdx?)['"]""")
+_PARTIAL_USE = re.compile(r"^\s*<([A-Z]\w*)\s*/>$")
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".sh": "bash", ".md": "markdown"}
 
 
@@ -180,6 +182,7 @@ class _Machine:
         self.statement_depth = 0  # an MDX import/export statement still open (bracket balance)
         self.include_depth = 0
         self.dropping: _Box | None = None  # a directive whose whole content goes (``{toctree}``)
+        self.partials: dict[str, str] = {}  # MDX component name -> the markdown file it imports
 
     # -- output -------------------------------------------------------------------------------
     def prefix(self, depth: int | None = None) -> str:
@@ -276,6 +279,9 @@ class _Machine:
         self.emit(clean_code_line(content, annotations, self.dialect.variables), number)
 
     def drop_statement(self, content: str, number: int) -> None:
+        partial = _PARTIAL_IMPORT.match(content)
+        if partial is not None:  # ``import Intro from './_intro.mdx'``: ``<Intro />`` includes it
+            self.partials[partial.group(1)] = partial.group(2).removeprefix("@site/")
         balance = sum(content.count(c) for c in "{([") - sum(content.count(c) for c in "})]")
         self.statement_depth = max(0, self.statement_depth + balance)
         self.emit("", number)
@@ -349,6 +355,10 @@ class _Machine:
             self.open(_Box("> ", closer=closer), _label(kind, title), number)
             return True
         if _JSX_OPEN.match(content):
+            used = _PARTIAL_USE.match(content)
+            if used is not None and used.group(1) in self.partials:
+                self.include_file(self.partials[used.group(1)], number, code=False, indent="")
+                return True
             tab = _TAB_ITEM.search(content)
             rest = rewrite_text_line(content, self.refs, None, True, lambda rule, message: None).strip()
             if tab is not None:
