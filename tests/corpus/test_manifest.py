@@ -127,7 +127,7 @@ def test_unknown_keys_are_warnings_naming_the_closest_known_key_and_are_ignored(
             14,
             "unknown key 'zzz' at the manifest root is ignored; known keys: "
             "$schema, version, strategy, metadata, taxonomy, mcpServerInstructions, libraryVersion, "
-            "embedding, overrides",
+            "embedding, site, overrides",
         ),
     ]
 

@@ -84,6 +84,7 @@ class DocsManifest:
     instructions: str | None = None
     library_version: str | None = None  # the root manifest's libraryVersion
     embedding: Mapping[str, object] | None = None  # build's embedding settings (root manifest only)
+    site: Mapping[str, object] | None = None  # the site generator's settings (root manifest only)
     overrides: tuple[Override, ...] = ()
     facet_keys: tuple[str, ...] = ()  # metadata and taxonomy keys, also salvaged from invalid manifests
 
@@ -331,6 +332,7 @@ def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
         instructions=data.get("mcpServerInstructions"),
         library_version=data.get("libraryVersion"),
         embedding=data.get("embedding"),
+        site=data.get("site"),
         overrides=overrides,
         facet_keys=tuple(dict.fromkeys(keys)),
     )

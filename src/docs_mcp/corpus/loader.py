@@ -24,6 +24,8 @@ from docs_mcp.corpus.files import (
     special_file_kind,
 )
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
+from docs_mcp.corpus.site import Site, detect_site
+from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 
@@ -60,6 +62,9 @@ class Corpus(HasFindings):
     embedding: Mapping[str, object] | None = None
     library_version: str | None = None  # the root manifest's libraryVersion (build --version wins)
     manifests: dict[str, DocsManifest] = field(default_factory=dict)  # by folder ("" for the root)
+    site: Site = field(default_factory=Site)  # the site generator the docs are written for
+    urls: dict[str, str] = field(default_factory=dict)  # chunk id -> page URL (a site with a base URL)
+    stub_chunks: int = 0  # sections of a site's pages with nothing but headings: not indexed
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
@@ -76,6 +81,7 @@ class _Tree:
     manifests: list[str]
     outside: list[str]  # symlinks leading out of the root: reported, never read
     special: list[tuple[str, str]]  # (path, kind) of FIFOs, devices, sockets: reported, never opened
+    mdx: list[str] = field(default_factory=list)  # ``*.mdx`` pages: read when the site generator uses them
 
 
 def load_corpus(
@@ -84,6 +90,7 @@ def load_corpus(
     *,
     workers: int | None = None,
     overlay: Mapping[str, bytes] | None = None,
+    site_config: Path | None = None,
 ) -> Corpus:
     """Read, resolve and chunk every ``*.md`` under ``docs_dir`` (``on_file`` is told each path, in path
     order, as its chunks are ready). ``overlay`` maps posix paths under ``docs_dir`` to contents that
@@ -93,6 +100,11 @@ def load_corpus(
     is the number of chunking processes, this one included; None picks one per CPU (at most 4) for
     folders of ``PARALLEL_THRESHOLD`` files or more, else chunks in this process. The result is the
     same whatever the number (see ``chunk_pool.py``).
+
+    The site generator the docs are the source of (``site_config``, else the root manifest's
+    ``site`` key, else a config beside the folder: see ``site.py``) decides whether ``*.mdx`` pages
+    are read and how pages are made plain before chunking (``site_pages.py``); plain markdown
+    folders are read as they are.
 
     Raises:
         ConfigError: ``docs_dir`` does not exist or is not a folder.
@@ -111,11 +123,13 @@ def load_corpus(
             tree.manifests.append(path)
         elif _is_markdown(name) and path not in tree.markdown:
             tree.markdown.append(path)
+        elif _is_mdx(name) and path not in tree.mdx:
+            tree.mdx.append(path)
     tree.markdown.sort()
     tree.manifests.sort()
     # Started now so that the helpers' start-up overlaps with reading the files.
-    with ChunkPool(_worker_count(workers, len(tree.markdown))) as pool:
-        return _load(_Files(root, overlay), tree, pool, on_file)
+    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx))) as pool:
+        return _load(_Files(root, overlay), tree, pool, on_file, site_config)
 
 
 def _worker_count(workers: int | None, files: int) -> int:
@@ -150,7 +164,13 @@ class _Files:
         return None
 
 
-def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str], None] | None) -> Corpus:
+def _load(
+    source: _Files,
+    tree: _Tree,
+    pool: ChunkPool,
+    on_file: Callable[[str], None] | None,
+    site_config: Path | None = None,
+) -> Corpus:
     findings: list[Finding] = [
         Finding(p, 0, "warning", "symbolic link points outside the docs root; not indexed", "outside-root")
         for p in tree.outside
@@ -164,18 +184,35 @@ def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str],
     manifests = _load_manifests(source, tree.manifests, findings, contents)
     facets = _facets(manifests.values())
     resolver = _SettingsResolver(manifests)
+    root_manifest = manifests.get("")
+    site = detect_site(root, site_config, root_manifest.site if root_manifest is not None else None)
+    findings.extend(site.findings)
+    pages = SitePages(site, root) if site.recognised else None
+    paths = tree.markdown
+    if site.reads_mdx:
+        paths = sorted([*tree.markdown, *tree.mdx])
+    if site.generator == "docusaurus":
+        # ``_``-prefixed files and folders are partials, not pages: pages that import them show them.
+        paths = [path for path in paths if not any(part.startswith("_") for part in path.split("/"))]
+    elif tree.mdx:
+        findings.append(_mdx_unread(tree.mdx, site))
     jobs: list[Job] = []
-    for path in tree.markdown:
+    for path in paths:
         data = source.read(path, findings, rule="unreadable-file")
         text = _decode(data, path, findings) if data is not None else None
         if text is None or data is None:
             continue
         contents[path] = data
+        if pages is not None:
+            text = pages.prepare(path, text)
         jobs.append((text, path, resolver.settings(path)))
     files: list[ChunkedFile] = []
     for chunked in pool.chunk(jobs):
         if on_file is not None:
             on_file(chunked.path)
+        if pages is not None:
+            chunked, site_findings = pages.finish(chunked)
+            findings.extend(site_findings)
         files.append(chunked)
         findings.extend(chunked.findings)
         findings.extend(_check_declarations(chunked, facets))
@@ -184,7 +221,6 @@ def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str],
         findings.append(default_strategy_summary(defaulted, root))
     for manifest in manifests.values():
         findings.extend(_check_manifest_metadata(manifest, facets))
-    root_manifest = manifests.get("")
     return Corpus(
         root=root,
         files=files,
@@ -196,7 +232,23 @@ def _load(source: _Files, tree: _Tree, pool: ChunkPool, on_file: Callable[[str],
         embedding=root_manifest.embedding if root_manifest is not None else None,
         library_version=root_manifest.library_version if root_manifest is not None else None,
         manifests=manifests,
+        site=site,
+        urls=pages.urls if pages is not None else {},
+        stub_chunks=pages.stub_chunks if pages is not None else 0,
     )
+
+
+def _mdx_unread(paths: list[str], site: Site) -> SummaryFinding:
+    count = len(paths)
+    examples = ", ".join(paths[:SUMMARY_EXAMPLES]) + (
+        f" and {count - SUMMARY_EXAMPLES} more" if count > SUMMARY_EXAMPLES else ""
+    )
+    why = "no Docusaurus config was found" if not site.recognised else f"{site.generator} does not read them"
+    message = (
+        f"{count} .mdx pages are not indexed ({examples}): {why}; pass --site-config "
+        "docusaurus.config.js, or set site.generator in the root .docs-mcp.json"
+    )
+    return SummaryFinding("", 0, "warning", message, "mdx-not-read", tuple(paths))
 
 
 def default_strategy_summary(paths: list[str], root: Path) -> SummaryFinding:
@@ -240,7 +292,7 @@ def _content_hash(contents: Mapping[str, bytes]) -> str:
 
 def _walk(root: Path) -> _Tree:
     """Collect markdown files and manifests; skip hidden folders, templates and outside links."""
-    tree = _Tree([], [], [], [])
+    tree = _Tree([], [], [], [], [])
     real_root = root.resolve()
     for folder, dirnames, filenames in os.walk(root, followlinks=False):
         # Hidden folders (.git, .venv, .github) are tooling, never documentation.
@@ -249,7 +301,8 @@ def _walk(root: Path) -> _Tree:
         prefix = "" if relative_folder == "." else relative_folder + "/"
         for name in filenames:
             is_manifest = name == MANIFEST_NAME
-            if not is_manifest and not _is_markdown(name):
+            mdx = _is_mdx(name)
+            if not is_manifest and not mdx and not _is_markdown(name):
                 continue
             full = Path(folder, name)
             kind = special_file_kind(full)  # None also when it cannot be stat'ed: reading reports it
@@ -258,7 +311,7 @@ def _walk(root: Path) -> _Tree:
             elif full.is_symlink() and not _resolves_inside(full, real_root):
                 tree.outside.append(prefix + name)
             else:
-                (tree.manifests if is_manifest else tree.markdown).append(prefix + name)
+                (tree.manifests if is_manifest else tree.mdx if mdx else tree.markdown).append(prefix + name)
     tree.markdown.sort()
     tree.manifests.sort()
     tree.outside.sort()
@@ -276,6 +329,10 @@ def _resolves_inside(link: Path, real_root: Path) -> bool:
 def _is_markdown(name: str) -> bool:
     """An indexed markdown file name: ``*.md``, not hidden, not a prompt template."""
     return not name.startswith(".") and name.endswith(".md") and not name.endswith(".template.md")
+
+
+def _is_mdx(name: str) -> bool:
+    return not name.startswith(".") and name.endswith(".mdx")
 
 
 def _decode(data: bytes, path: str, findings: list[Finding]) -> str | None:

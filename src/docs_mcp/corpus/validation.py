@@ -11,7 +11,21 @@ from docs_mcp.corpus.findings import HasFindings, SummaryFinding
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.errors import Finding
 
-__all__ = ["ValidationReport", "validate"]
+__all__ = ["SITE_RULES", "ValidationReport", "validate"]
+
+# The rules of findings about a site's generator syntax and pages (validate's summary counts them).
+SITE_RULES = frozenset(
+    {
+        "unknown-site-syntax",
+        "unresolved-macro",
+        "include-missing",
+        "include-outside",
+        "stub-page",
+        "stub-section",
+        "mdx-not-read",
+        "site-config",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -24,6 +38,8 @@ class ValidationReport(HasFindings):
     chunk_count: int
     seconds: float
     strict: bool = False
+    site: dict[str, Any] | None = None  # the site generator found (``Site.to_dict``); None: plain markdown
+    stub_chunks: int = 0
 
     @property
     def ok(self) -> bool:
@@ -36,7 +52,24 @@ class ValidationReport(HasFindings):
         return (
             f"validated {self.file_count} files ({self.chunk_count} chunks) in {self.seconds:.2f} s: "
             f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}{strict}"
+            + self._site_summary()
         )
+
+    def site_counts(self) -> dict[str, int]:
+        """Findings about the site's syntax and pages, by rule."""
+        counts: dict[str, int] = {}
+        for finding in self.findings:
+            if finding.rule in SITE_RULES:
+                counts[finding.rule] = counts.get(finding.rule, 0) + 1
+        return dict(sorted(counts.items()))
+
+    def _site_summary(self) -> str:
+        if self.site is None:
+            return ""
+        name = f" {self.site['name']!r}" if self.site.get("name") else ""
+        where = f" at {self.site['url']}" if self.site.get("url") else " (no base URL: hits carry no url)"
+        counts = ", ".join(f"{count} {rule}" for rule, count in self.site_counts().items())
+        return f"; site: {self.site['generator']}{name}{where}" + (f"; {counts}" if counts else "")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready object: ``ok``, ``strict``, counts, ``seconds`` and the ``findings`` list (a
@@ -49,6 +82,9 @@ class ValidationReport(HasFindings):
             "errors": len(self.errors),
             "warnings": len(self.warnings),
             "seconds": round(self.seconds, 3),
+            "site": self.site,
+            "site_findings": self.site_counts(),
+            "stub_chunks": self.stub_chunks,
             "findings": [_finding_json(f) for f in self.findings],
         }
 
@@ -66,19 +102,22 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     return data
 
 
-def validate(docs_dir: Path, *, strict: bool = False) -> ValidationReport:
+def validate(docs_dir: Path, *, strict: bool = False, site_config: Path | None = None) -> ValidationReport:
     """Validate every manifest and markdown file under ``docs_dir``; findings never raise.
-    ``strict``: warnings fail too (the report is not ``ok``).
+    ``strict``: warnings fail too (the report is not ``ok``). ``site_config``: the site generator's
+    config, when it is not beside the folder.
 
     Raises:
         ConfigError: ``docs_dir`` does not exist or is not a folder.
     """
     started = time.perf_counter()
-    corpus = load_corpus(docs_dir)
+    corpus = load_corpus(docs_dir, site_config=site_config)
     return ValidationReport(
         findings=corpus.findings,
         file_count=len(corpus.files),
         chunk_count=sum(len(f.chunks) for f in corpus.files),
         seconds=time.perf_counter() - started,
         strict=strict,
+        site=corpus.site.to_dict(Path(docs_dir)) if corpus.site.recognised else None,
+        stub_chunks=corpus.stub_chunks,
     )

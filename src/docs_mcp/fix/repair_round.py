@@ -20,6 +20,7 @@ class Round:
     layout: Layout
     edited: set[str] = field(default_factory=set)  # markdown files edited this round
     changes: int = 0
+    guest: bool = False  # someone else's pages (a site's source): repairs go into manifests only
 
     def manifest_path(self, path: str) -> str | None:
         """The path of the manifest governing the file ``path``; None when none does."""

@@ -63,6 +63,7 @@ class BuildOptions:
     embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)  # over the manifest's
     cache_dir: Path | None = None  # default OUT/.docs-mcp-cache
+    site_config: Path | None = None  # the site generator's config; None: found beside the docs
     progress: Callable[[BuildProgress], None] | None = None
 
 
@@ -123,7 +124,7 @@ def build(options: BuildOptions) -> BuildResult:
         files_seen += 1
         report(BuildProgress("files", files_seen))
 
-    corpus = load_corpus(Path(options.docs_dir), on_file=on_file)
+    corpus = load_corpus(Path(options.docs_dir), on_file=on_file, site_config=options.site_config)
     if corpus.errors:
         raise ValidationFailed(
             f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
@@ -154,7 +155,7 @@ def build(options: BuildOptions) -> BuildResult:
     manifest = IndexManifest(
         format_version=FORMAT_VERSION,
         docs_mcp_version=__version__,
-        description=options.description,
+        description=options.description or corpus.site.name,
         instructions=corpus.instructions,
         facets=facets,
         embedding=embedding,
@@ -164,11 +165,12 @@ def build(options: BuildOptions) -> BuildResult:
         source_commit=_source_commit(Path(options.docs_dir)),
         version=options.version or corpus.library_version,
         taxonomy=_taxonomy(corpus.taxonomy, facets),
+        site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
     )
     report(BuildProgress("writing", 0, None, str(out)))
     staging = new_staging_dir(out)
     try:
-        write_index(staging, chunk_rows(chunks, facets, vectors), sorted(facets))
+        write_index(staging, chunk_rows(chunks, facets, vectors, corpus.urls), sorted(facets))
         write_manifest(staging, manifest)
         if options.cache_dir is None and cache_dir.is_dir():
             # The default cache lives inside OUT: carry it into the new index before the swap.

@@ -13,6 +13,7 @@ from docs_mcp.store.columns import (
     FTS_BODY,
     FTS_CRUMBS,
     TEXT_COLUMN,
+    URL_COLUMN,
     VECTOR_COLUMN,
     facet_column,
     table_schema,
@@ -42,8 +43,10 @@ def chunk_rows(
     chunks: Sequence[Chunk],
     facet_names: Iterable[str],
     vectors: Sequence[Sequence[float]] | None = None,
+    urls: Mapping[str, str] | None = None,
 ) -> pa.Table:
-    """The rows of ``chunks`` (in the given order) as an Arrow table matching ``table_schema``.
+    """The rows of ``chunks`` (in the given order) as an Arrow table matching ``table_schema``;
+    ``urls`` (chunk id -> page URL) adds the URL column.
 
     Raises ``ValueError`` when ``vectors`` does not hold one vector per chunk.
     """
@@ -51,7 +54,7 @@ def chunk_rows(
     dimensions = len(vectors[0]) if vectors is not None and len(vectors) else None
     if vectors is not None and len(vectors) != len(chunks):
         raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
-    schema = table_schema(names, dimensions)
+    schema = table_schema(names, dimensions, urls=bool(urls))
     columns: dict[str, list[object]] = {
         "id": [c.id for c in chunks],
         "file_path": [c.file_path for c in chunks],
@@ -67,6 +70,8 @@ def chunk_rows(
         FTS_BODY: [body_text(c) for c in chunks],
         FTS_CRUMBS: [crumbs_text(c) for c in chunks],
     }
+    if urls:
+        columns[URL_COLUMN] = [urls.get(c.id) for c in chunks]
     for name in names:
         columns[facet_column(name)] = [_facet_value(c.metadata, name) for c in chunks]
     arrays: list[pa.Array] = [

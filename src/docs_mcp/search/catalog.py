@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from docs_mcp.search.folding import HitRow
 from docs_mcp.search.types import Section
-from docs_mcp.store.columns import facet_column
+from docs_mcp.store.columns import URL_COLUMN, facet_column
 
 _DISPLAY_COLUMNS = ("file_path", "heading", "breadcrumb")
 
@@ -27,9 +27,14 @@ class RowCatalog:
 
     def __init__(self, table: Any, facets: Sequence[str]) -> None:
         self.facet_columns = {name: facet_column(name) for name in sorted(facets)}
+        # Page URLs: only in indexes of a site with a known base URL.
+        self.has_urls = URL_COLUMN in table.schema.names
+        urls = [URL_COLUMN] if self.has_urls else []
         meta = (
             table.search()
-            .select(["id", "file_path", "ordinal", *_DISPLAY_COLUMNS[1:], *self.facet_columns.values()])
+            .select(
+                ["id", "file_path", "ordinal", *_DISPLAY_COLUMNS[1:], *urls, *self.facet_columns.values()]
+            )
             .with_row_id(True)
             .limit(None)
             .to_arrow()
@@ -65,6 +70,7 @@ class RowCatalog:
         facets = {
             name: self._meta[column].take(numbers).to_pylist() for name, column in self.facet_columns.items()
         }
+        urls = self._meta[URL_COLUMN].take(numbers).to_pylist() if self.has_urls else [None] * len(ids)
         return [
             Section(
                 chunk_id=cid,
@@ -74,6 +80,7 @@ class RowCatalog:
                 facets={name: values[i] for name, values in facets.items() if values[i] is not None},
                 position=self._where[cid][1],
                 total=len(self._files[files[i]]),
+                url=urls[i],
                 **{field: values[i] for field, values in extra.items()},
             )
             for i, cid in enumerate(ids)

@@ -118,6 +118,7 @@ class Section:
     score: float | None = None
     markdown: str | None = None
     also_in: tuple[Variant, ...] = ()
+    url: str | None = None  # the page URL with the section's anchor; None when the site is not known
 
     @property
     def position_label(self) -> str:
@@ -141,6 +142,8 @@ class Section:
             data["score"] = float(self.score)
         if self.markdown is not None:
             data["markdown"] = self.markdown
+        if self.url is not None:
+            data["url"] = self.url
         if self.also_in:
             data["also_in"] = [variant.to_dict() for variant in self.also_in]
         return data

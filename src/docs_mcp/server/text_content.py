@@ -37,6 +37,8 @@ def render_search(result: dict[str, Any]) -> str:
             f"   chunk_id: {hit['chunk_id']}",
             f"   file: {hit['file']}  facets: {_facets(hit['facets']) or '-'}  score: {hit['score']:.4f}",
         ]
+        if hit.get("url"):
+            lines.append(f"   url: {hit['url']}")
         if hit.get("also_in"):
             variants = ", ".join(f"{v['facet']}={v['value']}: {v['chunk_id']}" for v in hit["also_in"])
             lines.append(f"   also in {variants}")
@@ -57,6 +59,7 @@ def render_get(result: dict[str, Any]) -> str:
         marker = " (requested)" if chunk["chunk_id"] == result["chunk_id"] else ""
         parts.append(
             f"--- {chunk['chunk_id']} ({chunk['position_label']} in {chunk['file']}){marker}\n"
-            f"{chunk['markdown'].rstrip()}"
+            + (f"url: {chunk['url']}\n" if chunk.get("url") else "")
+            + f"{chunk['markdown'].rstrip()}"
         )
     return "\n\n".join(parts)

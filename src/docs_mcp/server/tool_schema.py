@@ -158,6 +158,7 @@ SECTION_FIELDS: dict[str, tuple[JsonSchema, str]] = {
     "snippet": (_STRING, "the passage that matched (search hits)"),
     "score": ({"type": "number"}, "relevance, higher is better (search hits)"),
     "markdown": (_STRING, "the section's full markdown (get_doc)"),
+    "url": (_STRING, "only when the site is known: the page URL with the section's anchor, to cite or link"),
     "also_in": (
         _ALSO_IN,
         "only when present: the same section under other values of a facet (other languages), folded "
@@ -165,7 +166,7 @@ SECTION_FIELDS: dict[str, tuple[JsonSchema, str]] = {
     ),
 }
 # Fields a section has only sometimes (left out of ``required``).
-OPTIONAL_FIELDS = ("also_in",)
+OPTIONAL_FIELDS = ("also_in", "url")
 HIT_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name != "markdown"}
 CHUNK_FIELDS = {
     name: spec for name, spec in SECTION_FIELDS.items() if name not in ("snippet", "score", "also_in")
@@ -264,7 +265,8 @@ def get_output_schema(*, strict: bool = False) -> JsonSchema:
 
     ``strict`` adds a typed schema per chunk field (for tests; see :func:`_item_schema`).
     """
-    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, list(CHUNK_FIELDS), strict=strict)
+    required_chunk = [name for name in CHUNK_FIELDS if name not in OPTIONAL_FIELDS]
+    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, required_chunk, strict=strict)
     return {
         "type": "object",
         "properties": {

@@ -20,6 +20,7 @@ __all__ = [
     "LANCEDB_DIR",
     "TABLE_NAME",
     "TEXT_COLUMN",
+    "URL_COLUMN",
     "VECTOR_COLUMN",
     "facet_column",
     "table_schema",
@@ -39,6 +40,9 @@ FTS_BODY = "body"
 FTS_CRUMBS = "crumbs"
 FTS_COLUMNS: tuple[str, ...] = (FTS_BODY, FTS_CRUMBS)
 TEXT_COLUMN = "text"
+# The page URL and anchor of a chunk, for docs that are the source of a site with a known base URL. The
+# column exists only in such indexes: a reader finds none in others (or older ones) and gives no URL.
+URL_COLUMN = "url"
 
 _FACET_PREFIX = "facet_"
 _UNSAFE = re.compile(r"[^a-z0-9]")
@@ -53,8 +57,9 @@ def facet_column(name: str) -> str:
     return _FACET_PREFIX + _UNSAFE.sub(lambda m: f"_{ord(m.group(0)):x}_", name)
 
 
-def table_schema(facet_names: Sequence[str], dimensions: int | None) -> pa.Schema:
-    """The Arrow schema of the ``chunks`` table for these facets and (optional) vector width."""
+def table_schema(facet_names: Sequence[str], dimensions: int | None, urls: bool = False) -> pa.Schema:
+    """The Arrow schema of the ``chunks`` table for these facets, (optional) vector width and, with
+    ``urls``, the nullable URL column."""
     import pyarrow as pa  # here, not above: the column names are needed where pyarrow is not
 
     fields = [
@@ -72,6 +77,8 @@ def table_schema(facet_names: Sequence[str], dimensions: int | None) -> pa.Schem
         pa.field(FTS_BODY, pa.string(), nullable=False),
         pa.field(FTS_CRUMBS, pa.string(), nullable=False),
     ]
+    if urls:
+        fields.append(pa.field(URL_COLUMN, pa.string(), nullable=True))
     fields.extend(pa.field(facet_column(name), pa.string(), nullable=True) for name in sorted(facet_names))
     if dimensions is not None:
         fields.append(pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), dimensions), nullable=False))

@@ -95,6 +95,9 @@ class IndexManifest:
     # The version of the documented library (``build --version``); an optional key, written only when
     # set, so an index without it reads as before and an older reader keeps it in ``extra``.
     version: str | None = None
+    # The site generator the docs are the source of (generator, config, name, url): optional, within
+    # format 3 (an older reader keeps it in ``extra``); absent for plain markdown.
+    site: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -133,6 +136,8 @@ class IndexManifest:
             **({"version": self.version} if self.version is not None else {}),
             **self.extra,
         }
+        if self.site is not None:
+            data["site"] = self.site
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -153,8 +158,9 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version",
+                "version", "site",
             }  # fmt: skip
+            site = data.get("site")
             return cls(
                 format_version=int(version),
                 docs_mcp_version=str(data["docs_mcp_version"]),
@@ -180,6 +186,7 @@ class IndexManifest:
                     for name, entry in _mapping(data.get("taxonomy", {}), "taxonomy").items()
                 },
                 version=str(data["version"]) if data.get("version") is not None else None,
+                site=dict(_mapping(site, "site")) if site is not None else None,
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:

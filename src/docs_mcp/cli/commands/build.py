@@ -25,7 +25,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "--out", type=Path, required=True, help="the index folder to write (replaced atomically)"
     )
-    parser.add_argument("--description", help="a one-line description of the corpus, recorded in the index")
+    parser.add_argument(
+        "--description",
+        help="a one-line description of the corpus, recorded in the index (default: the site's name)",
+    )
+    parser.add_argument(
+        "--site-config",
+        type=Path,
+        help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
+        "data; default: the root manifest's site.config, else one found in or beside the docs folder",
+    )
     parser.add_argument(
         "--version",
         dest="docs_version",
@@ -60,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         out=args.out,
         description=args.description,
         version=args.docs_version,
+        site_config=args.site_config,
         embedding_provider=args.embedding_provider,
         embedding=EmbeddingSettings(
             model=args.embedding_model,

@@ -15,7 +15,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "language and scope facets, server instructions); with them, repair drift (sections that "
         "outgrew their strategy, files no strategy covers, facet values that contradict the layout, "
         "dangling hints). Prints a unified diff with one reason per change; writes only with --write. "
-        "Touches only docs manifests, front matter and hint comments.",
+        "Touches only docs manifests, front matter and hint comments; only manifests when the docs are "
+        "the source of a site generator (someone else's pages).",
     )
     parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder")
     parser.add_argument("--write", action="store_true", help="apply the proposal (default: only print it)")
@@ -27,6 +28,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "or --base-url of a compatible server); default none",
     )
     parser.add_argument("--model", help="the chat model (default gpt-4o-mini)")
+    parser.add_argument(
+        "--description",
+        help="what the docs are (the corpus name): the drafted server instructions use it, so they agree "
+        "with build --description",
+    )
+    parser.add_argument(
+        "--site-config",
+        type=Path,
+        help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
+        "data; default: the root manifest's site.config, else one found in or beside the docs folder",
+    )
     parser.add_argument("--base-url", help="an OpenAI-compatible server's base URL")
     parser.set_defaults(func=run)
 
@@ -35,7 +47,14 @@ def run(args: argparse.Namespace) -> int:
     from docs_mcp.corpus.validation_output import format_finding
     from docs_mcp.fix import fix
 
-    proposal = fix(args.docs_dir, llm=args.llm, model=args.model, base_url=args.base_url)
+    proposal = fix(
+        args.docs_dir,
+        llm=args.llm,
+        model=args.model,
+        base_url=args.base_url,
+        site_config=args.site_config,
+        description=args.description,
+    )
     for note in proposal.notes:
         print(f"note: {note}", file=sys.stderr)
     if proposal.empty:

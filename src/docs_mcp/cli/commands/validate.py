@@ -34,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "the current folder), so each lands as an annotation on its file and line",
     )
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
+    parser.add_argument(
+        "--site-config",
+        type=Path,
+        help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
+        "data; default: the root manifest's site.config, else one found in or beside the docs folder",
+    )
     parser.add_argument("--verbose", action="store_true", help="list every file a summary warning stands for")
     parser.set_defaults(func=run)
 
@@ -42,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     from docs_mcp.corpus.validation import validate
     from docs_mcp.corpus.validation_output import FORMATS, OutputOptions
 
-    report = validate(args.docs_dir, strict=args.strict)
+    report = validate(args.docs_dir, strict=args.strict, site_config=args.site_config)
     # Annotation paths are relative to the checkout GitHub names files by.
     root = Path(os.environ.get("GITHUB_WORKSPACE") or ".")
     options = OutputOptions(verbose=args.verbose, docs_dir=args.docs_dir, root=root)

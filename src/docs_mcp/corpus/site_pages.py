@@ -1,0 +1,174 @@
+"""The pages of a recognised site, made plain before chunking and checked after it.
+
+Before chunking, a page's generator syntax is rewritten (``docs_mcp.parse.site_syntax``), its
+includes read from the repository folder only. After chunking: the chunk lines are mapped back to the
+source's (where an include added lines), stub sections (a heading with nothing of its own but
+``:::`` directives, macros or nothing) are dropped, a page made only of them is a ``stub-page``
+finding, and every chunk gets its page URL and anchor.
+
+Stubs are not indexed rather than indexed as a labelled chunk: a stub has no words to answer with
+(its API docs are generated from code the docs folder does not hold), so a chunk of it could only
+crowd out a page that answers; ``validate`` names every stub page so the gap is visible.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from docs_mcp.chunk.chunking import ChunkedFile
+from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.corpus.site import Site
+from docs_mcp.corpus.site_urls import anchor, page_url
+from docs_mcp.errors import Finding
+from docs_mcp.parse.site_syntax import Dialect, Normalised, normalise_site_syntax
+
+__all__ = ["STUB_PAGE_RULE", "STUB_SECTION_RULE", "SitePages"]
+
+STUB_PAGE_RULE = "stub-page"
+STUB_SECTION_RULE = "stub-section"
+_CONTENT_FREE = re.compile(r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|>?\s*)$")
+_MAX_INCLUDE_BYTES = 1_000_000
+
+
+@dataclass
+class SitePages:
+    """Per-page work of a recognised ``site`` over the docs folder ``root``."""
+
+    site: Site
+    root: Path
+    normalised: dict[str, Normalised] = field(default_factory=dict)
+    urls: dict[str, str] = field(default_factory=dict)  # chunk id -> URL
+    stub_chunks: int = 0
+    stub_pages: list[str] = field(default_factory=list)
+    _resolved_repo: Path | None = None
+
+    def dialect(self) -> Dialect:
+        variables = dict(self.site.variables) if self.site.macros else None
+        return Dialect(self.site.generator, variables, mdx=self.site.reads_mdx)
+
+    def prepare(self, path: str, text: str) -> str:
+        """``text`` of the page at ``path`` in plain markdown (what is chunked)."""
+        result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        self.normalised[path] = result
+        return result.text
+
+    def _repo(self) -> Path:
+        if self._resolved_repo is None:
+            self._resolved_repo = (self.site.repo_root or self.root).resolve()
+        return self._resolved_repo
+
+    def _read_include(self, target: str, page: str) -> tuple[str | None, str | None]:
+        """An included file's text, looked for beside the page, then in the docs folder, then in the
+        repository folder; never outside the repository folder."""
+        if target.startswith(("http:", "https:")):
+            return None, "a URL; remote includes are not fetched"
+        repo = self._repo()
+        page_folder = (self.root / page).parent
+        escaped = False
+        for base in (page_folder, self.root, repo):
+            candidate = (base / target).resolve()
+            if not candidate.is_relative_to(repo):
+                escaped = True
+                continue
+            if candidate.is_file():
+                try:
+                    if candidate.stat().st_size > _MAX_INCLUDE_BYTES:
+                        return None, f"over {_MAX_INCLUDE_BYTES:,} bytes"
+                    return candidate.read_text(encoding="utf-8"), None
+                except (OSError, UnicodeDecodeError) as error:
+                    return None, f"cannot be read ({error})"
+        if escaped:
+            return None, f"outside the repository folder {repo}; never read"
+        return None, f"no such file in {repo}"
+
+    def finish(self, chunked: ChunkedFile) -> tuple[ChunkedFile, list[Finding]]:
+        """The chunked page with source line numbers, stubs dropped; its findings about the site."""
+        normalised = self.normalised.get(chunked.path)
+        if normalised is None:
+            return chunked, []
+        findings = [
+            Finding(chunked.path, note.line, "warning", note.message, note.rule) for note in normalised.notes
+        ]
+        chunks = chunked.chunks
+        if normalised.origins is not None:
+            chunked = _mapped(chunked, normalised.origins)
+            chunks = chunked.chunks
+        kept = [chunk for chunk in chunks if not _is_stub(chunk)]
+        dropped = len(chunks) - len(kept)
+        self.stub_chunks += dropped
+        if (chunks and not kept) or not chunks:
+            self.stub_pages.append(chunked.path)
+            what = f", {normalised.autodoc} `:::` autodoc directives" if normalised.autodoc else ""
+            findings.append(Finding(
+                chunked.path, 0, "warning",
+                f"stub page: no text besides headings{what}; not indexed (its content is generated by the "
+                f"{self.site.generator} site from elsewhere: add prose or leave it out)", STUB_PAGE_RULE,
+            ))  # fmt: skip
+        elif dropped:
+            first = next(chunk for chunk in chunks if _is_stub(chunk))
+            sections = f"{dropped} sections have" if dropped > 1 else "1 section has"
+            findings.append(Finding(
+                chunked.path, first.start_line, "warning",
+                f"{sections} no text besides their heading (`:::` directives, macros or nothing), the "
+                f"first {first.heading!r}; not indexed", STUB_SECTION_RULE,
+            ))  # fmt: skip
+        self._urls(chunked.path, kept, normalised)
+        return replace(chunked, chunks=kept), findings
+
+    def _urls(self, path: str, chunks: list[Chunk], normalised: Normalised) -> None:
+        text = normalised.text
+        front = text.split("\n---", 1)[0] if text.startswith("---") else ""
+        page = page_url(self.site, path, front)
+        if page is None:
+            return
+        explicit = _explicit_ids(normalised)
+        for chunk in chunks:
+            if not chunk.heading or chunk.level == 0:
+                self.urls[chunk.id] = page
+                continue
+            key = _key(chunk.heading)
+            if chunk.level == 1 and chunk.ordinal == 0:
+                self.urls[chunk.id] = page
+                continue
+            self.urls[chunk.id] = f"{page}#{explicit.get(key) or anchor(self.site, chunk.heading)}"
+
+
+def _explicit_ids(normalised: Normalised) -> Mapping[str, str]:
+    lines = normalised.text.split("\n")
+    found: dict[str, str] = {}
+    for number, identifier in normalised.heading_ids.items():
+        if 0 < number <= len(lines):
+            found.setdefault(_key(lines[number - 1].lstrip().lstrip("#")), identifier)
+    return found
+
+
+def _key(heading: str) -> str:
+    return re.sub(r"[`*_\s]+", " ", heading).strip().casefold()
+
+
+def _is_stub(chunk: Chunk) -> bool:
+    """A chunk with nothing of its own but headings (and blank lines or comments)."""
+    return all(_CONTENT_FREE.match(line) for line in chunk.own_markdown.split("\n"))
+
+
+def _mapped(chunked: ChunkedFile, origins: list[int]) -> ChunkedFile:
+    """``chunked`` with every line number of the normalised text turned into its source line."""
+
+    def source_line(line: int) -> int:
+        return origins[min(max(line, 1), len(origins)) - 1] if line > 0 else line
+
+    return replace(
+        chunked,
+        chunks=[
+            replace(c, start_line=source_line(c.start_line), end_line=source_line(c.end_line))
+            for c in chunked.chunks
+        ],
+        findings=[replace(f, line=source_line(f.line)) for f in chunked.findings],
+        oversized=[
+            replace(o, line=source_line(o.line), heading_line=source_line(o.heading_line))
+            for o in chunked.oversized
+        ],
+    )

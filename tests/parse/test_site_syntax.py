@@ -1,0 +1,165 @@
+"""Generator syntax made plain (``docs_mcp.parse.site_syntax``): one case per construct, including the
+ones the evaldata sites do not use (content tabs, snippets, code annotations, cross-references, MyST)."""
+
+from __future__ import annotations
+
+import pytest
+from chunk_ownership import assert_ownership
+
+from docs_mcp.chunk.chunking import chunk_file
+from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.parse.site_syntax import Dialect, normalise_site_syntax
+
+MKDOCS = Dialect("mkdocs", variables={"version": "2.1", "project": {"name": "Acme"}})
+
+
+def _reader(files: dict[str, str]):  # type: ignore[no-untyped-def]
+    def read(target: str, page: str) -> tuple[str | None, str | None]:
+        if target.startswith(".."):
+            return None, "outside the repository folder /repo; never read"
+        return (files[target], None) if target in files else (None, "no such file in /repo")
+
+    return read
+
+
+def test_mkdocs_admonitions_tabs_and_annotations_become_labelled_plain_markdown() -> None:
+    source = (
+        "# Title\n\n"
+        '!!! note "Heads up"\n    Body line one\n\n    Body line two\n\nAfter.\n\n'
+        "??? tip\n    Folded tip.\n\n"
+        '=== "Python"\n\n    ```python\n    x = 1  # (1)!\n    ```\n\n'
+        '=== "Go"\n\n    ```go\n    x := 1 // (2)\n    ```\n\n'
+        "1.  The annotation text.\n"
+    )
+    result = normalise_site_syntax(source, MKDOCS)
+    lines = result.text.split("\n")
+    assert len(lines) == len(source.split("\n")) and result.origins is None
+    assert "> Note: Heads up\n> Body line one\n>\n> Body line two\n\nAfter." in result.text
+    assert "> Tip:\n> Folded tip." in result.text
+    assert "Python:\n\n```python\nx = 1\n```" in result.text
+    assert "Go:\n\n```go\nx := 1\n```" in result.text
+    assert "1.  The annotation text." in result.text
+
+
+def test_pymdownx_blocks_autodoc_stubs_and_source_includes() -> None:
+    source = (
+        "/// warning | Careful\n    type: warning\n\nBody.\n\n///\n\n"
+        "//// tab | Linux\n\nrun it\n\n////\n\n"
+        "::: acme.Client\n    options:\n      show_source: false\n\n"
+        "{* docs_src/app.py ln[2:3] hl[2] *}\n\n{* ../secret.py *}\n\n{* docs_src/missing.py *}\n"
+    )
+    result = normalise_site_syntax(source, MKDOCS, _reader({"docs_src/app.py": "a = 1\nb = 2\nc = 3\n"}))
+    assert "> Warning: Careful" in result.text and "> Body." in result.text and "type:" not in result.text
+    assert "Linux:\n\nrun it" in result.text
+    assert ":::" not in result.text and "show_source" not in result.text and result.autodoc == 1
+    assert "```python\nb = 2\nc = 3\n```" in result.text
+    assert [(n.rule, n.line) for n in result.notes] == [("include-outside", 20), ("include-missing", 22)]
+    assert result.origins is not None and result.origins[result.text.split("\n").index("b = 2")] == 18
+
+
+def test_snippets_resolve_inside_code_and_as_markdown() -> None:
+    source = '```python\n--8<-- "examples/hello.py"\n```\n\n--8<-- "parts/note.md"\n'
+    files = {"examples/hello.py": "print('hi')\n", "parts/note.md": "!!! note\n    From a part.\n"}
+    result = normalise_site_syntax(source, MKDOCS, _reader(files))
+    assert "```python\nprint('hi')\n```" in result.text
+    assert "> Note:\n> From a part." in result.text
+
+
+def test_inline_syntax_attribute_lists_cross_references_and_macros() -> None:
+    source = (
+        "## Validators {#validator-v1}\n\n"
+        "See [`Field`][pydantic.fields.Field] and [pydantic.main.BaseModel][] or [a real link][ref].\n\n"
+        "[ref]: https://example.com\n\n"
+        "Version {{ version }} of {{ project.name }} and {{ unknown_thing }}.\n\n"
+        "[](){#anchor} A [button](x.md){ .md-button } here, `{{ kept in code }}`.\n"
+    )
+    result = normalise_site_syntax(source, MKDOCS)
+    assert result.text.startswith("## Validators\n")
+    assert result.heading_ids == {1: "validator-v1"}
+    assert "See [`Field`] and [pydantic.main.BaseModel] or [a real link][ref]." not in result.text
+    assert "See `Field` and pydantic.main.BaseModel or [a real link][ref]." in result.text
+    assert "Version 2.1 of Acme and ." in result.text
+    assert [n.rule for n in result.notes] == ["unresolved-macro"]
+    assert " A [button](x.md) here, `{{ kept in code }}`." in result.text
+
+
+def test_docusaurus_admonitions_and_mdx() -> None:
+    source = (
+        "---\nid: intro\n---\n\n"
+        "import Tabs from '@theme/Tabs'\nimport {\n  TabItem,\n} from '@theme/TabItem'\n\n"
+        ":::tip[Pro tip]\n\nUse **queries**.\n\n:::\n\n"
+        '<Tabs>\n<TabItem value="npm" label="npm">\n\n```bash\nnpm i x\n```\n\n</TabItem>\n</Tabs>\n\n'
+        '{/* a comment */}Text with <Highlight color="red">words</Highlight> <img style={{margin: 0}} />\n\n'
+        "export const meta = {\n  a: 1,\n}\n"
+    )
+    result = normalise_site_syntax(source, Dialect("docusaurus", mdx=True))
+    assert result.text.startswith("---\nid: intro\n---\n")
+    assert "import" not in result.text and "export" not in result.text and "TabItem" not in result.text
+    assert "> Tip: Pro tip\n>\n> Use **queries**." in result.text
+    assert "npm:\n\n```bash\nnpm i x\n```" in result.text
+    assert "Text with words <img />" in result.text
+    assert result.notes == []
+
+
+def test_myst_directives_targets_and_roles() -> None:
+    source = (
+        "(install-label)=\n## Install\n\n"
+        "```{note}\nA note with {ref}`the guide <guide-label>` and {py:class}`~acme.Client`.\n```\n\n"
+        ":::{tip} Short\nColon fenced.\n:::\n\n"
+        "```{code-block} python\n:linenos:\nprint(1)\n```\n\n"
+        "```{toctree}\n:maxdepth: 2\n\nintro\nusage\n```\n\nEnd with {doc}`usage`.\n"
+    )
+    result = normalise_site_syntax(source, Dialect("sphinx"))
+    text = result.text
+    assert "(install-label)=" not in text and "## Install" in text
+    assert "> Note:\n> A note with the guide and `Client`." in text
+    assert "> Tip: Short\n> Colon fenced." in text
+    assert "```python\n\nprint(1)\n```" in text
+    assert "maxdepth" not in text and "intro\nusage" not in text
+    assert "End with usage." in text
+
+
+def test_chunks_own_the_normalised_text_and_keep_source_lines() -> None:
+    source = (
+        "# Page\n\nIntro.\n\n## One {#first}\n\n!!! warning\n    Mind it.\n\n"
+        '=== "A"\n    Tab text.\n\n## Two\n\n::: acme.mod\n\n## Three\n\nText.\n'
+    )
+    result = normalise_site_syntax(source, MKDOCS)
+    chunked = chunk_file(result.text, "page.md", FileSettings())
+    assert_ownership(result.text, chunked)
+    assert [c.id for c in chunked.chunks] == [
+        "page.md#page",
+        "page.md#page/one",
+        "page.md#page/two",
+        "page.md#page/three",
+    ]
+    one = chunked.chunks[1]
+    assert one.start_line == 5 and "Warning:\nMind it." in one.text and "A:\nTab text." in one.text
+
+
+def test_plain_text_stays_as_it_is() -> None:
+    source = "# Title\n\nJust text with a {brace} and [a][b] link.\n\n[b]: https://b\n"
+    assert normalise_site_syntax(source, MKDOCS).text == source
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    "line",
+    [
+        "{{ " * 50_000,
+        "{% " * 50_000,
+        "{/* " * 50_000,
+        "{ref}`" * 30_000,
+        "::: note" + " " * 100_000 + "x",
+        "/// tip | " + " a" * 50_000,
+        "## Title " + " " * 100_000 + "{#x",
+        "[a][" * 30_000,
+        "<Tab " * 30_000,
+    ],
+)
+def test_hostile_lines_are_normalised_in_linear_time(line: str) -> None:
+    """One pathological line per rewrite (openers never closed, long blank runs): each must take
+    linear time, or the timeout fails it (a quadratic rewrite would take minutes)."""
+    for dialect in (MKDOCS, Dialect("docusaurus", mdx=True), Dialect("sphinx")):
+        result = normalise_site_syntax(f"# T\n\n{line}\n\n```py\nx = 1{' ' * 100_000}# (1)!\n```\n", dialect)
+        assert result.text.startswith("# T\n")

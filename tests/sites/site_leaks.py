@@ -1,0 +1,60 @@
+"""A scan for site-generator syntax in chunks: the markers of issue 20, outside fenced code.
+
+Written apart from the normaliser (``docs_mcp.parse.site_syntax``) so that it checks it rather than
+repeating it: any line of a chunk's markdown (code fences aside, inline code spans removed) that still
+holds an admonition, tab, block, directive, include, macro, attribute list, cross-reference, MyST
+target or role, or an MDX import/export line is a leak.
+"""
+
+from __future__ import annotations
+
+import re
+
+MARKERS: dict[str, re.Pattern[str]] = {
+    "mkdocs admonition": re.compile(r"^\s*(?:>\s*)*(?:!!!|\?\?\?)\+?\s"),
+    "colon directive": re.compile(r"^\s*(?:>\s*)*:{3,}"),
+    "pymdownx block": re.compile(r"^\s*(?:>\s*)*/{3,}(?:\s|$)"),
+    "content tab": re.compile(r'^\s*(?:>\s*)*===\+?\s+"'),
+    "macro": re.compile(r"\{\{[^}]*\}\}|\{%.*?%\}"),
+    "snippet include": re.compile(r"-{1,2}8<-{1,2}"),
+    "source include": re.compile(r"\{\*[^}]*\*\}|\{![^}]*!\}"),
+    "attribute list": re.compile(r"\{\s*[#.][\w-]+[^{}]*\}\s*$"),
+    "cross-reference": re.compile(r"\]\[[\w]+(?:\.[\w]+)+\]"),
+    "MyST target": re.compile(r"^\s*\([\w.:-]+\)=\s*$"),
+    "MyST role": re.compile(r"\{[\w:]+\}`"),
+    "MDX import/export": re.compile(r"^(?:import|export)\s"),
+    "JSX component": re.compile(r"</?(?:Tabs|TabItem|Admonition|CodeBlock)\b[^>]*>"),
+}
+_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
+_FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")
+
+
+def leaks(markdown: str) -> list[str]:
+    """``kind: line`` for every marker left in ``markdown`` outside fenced code."""
+    found: list[str] = []
+    fence = ""
+    for line in markdown.split("\n"):
+        opened = _FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = ""
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        bare = _CODE_SPAN.sub("", line)
+        found.extend(
+            f"{kind}: {line.strip()[:80]}" for kind, pattern in MARKERS.items() if pattern.search(bare)
+        )
+    return found
+
+
+_CONTENT_FREE = re.compile(
+    r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|:::\s+[\w.]+|\s+:\w+:.*|\s+\w+:.*|\{\{.*\}\}|)\s*$"
+)
+
+
+def is_stub(markdown: str) -> bool:
+    """A chunk with nothing but headings, ``::: module`` directives (and their option lines), macros
+    and blank lines: nothing it could answer with."""
+    return all(_CONTENT_FREE.match(line) for line in markdown.split("\n"))
