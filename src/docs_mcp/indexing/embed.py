@@ -62,13 +62,13 @@ def embed_chunks(
 ) -> list[list[float]]:
     """One vector per chunk, in order. Each call carries one request's batch for every request the
     provider runs at once (``batch_size * concurrency`` texts), so its concurrency is really used.
+    ``report(done, total)`` follows each call (the caller announces the start).
 
     Raises ``EmbeddingError`` when the provider fails or returns vectors of the wrong count or width.
     """
     step = max(1, provider.batch_size) * max(1, provider.concurrency)
     vectors: list[list[float]] = []
     total = len(chunks)
-    report(0, total)
     for start in range(0, total, step):
         batch = chunks[start : start + step]
         got = provider.embed_documents([c.embedding_input for c in batch], labels=[c.id for c in batch])
