@@ -128,15 +128,15 @@ class McpGuard:
             return
         body, more = await _read_body(receive, self._max_body)
         if body is None:
-            message = f"Invalid Request: request body over {self._max_body:,} bytes; send one JSON-RPC message"
+            message = (
+                f"Invalid Request: request body over {self._max_body:,} bytes; send one JSON-RPC message"
+            )
             await _json_rpc_error(413, INVALID_REQUEST, message)(scope, receive, send)
             return
         rejection = check_message(body)
         if rejection is not None:
-            if rejection.answer:
-                response = _json_rpc_response(rejection, 400)
-            else:
-                response = Response(status_code=202)  # a notification: never answered
+            # A notification is never answered.
+            response = _json_rpc_response(rejection, 400) if rejection.answer else Response(status_code=202)
             await response(scope, receive, send)
             return
         await self._app(scope, _replay(body, more, receive), send)
