@@ -30,6 +30,15 @@ MAX_JSON_NUMBER_DIGITS = 100  # digits of one integer (Python refuses over 4,300
 # -- MCP messages ---------------------------------------------------------------------------------
 MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is a few hundred bytes)
 
+# -- the HTTP transport ---------------------------------------------------------------------------
+# Connections held at once; past it the one waiting longest for its request is closed (fewer when
+# the descriptor limit is low: docs_mcp.server.http_connections.connection_limit).
+MAX_HTTP_CONNECTIONS = 256
+HTTP_HEADER_TIMEOUT_SECONDS = 10.0  # for a request's head, from the connection or the previous response
+# Index calls (searches, reads) running at once; more wait their turn. Two cores run no more than a
+# few at a time; each one holds LanceDB's files open while it runs.
+MAX_CONCURRENT_INDEX_CALLS = 8
+
 # -- manifest globs ------------------------------------------------------------------------------
 MAX_GLOB_LENGTH = 256  # characters of one override pattern
 MAX_GLOB_ALTERNATIVES = 64  # patterns one glob stands for once its {a,b} braces are expanded
@@ -40,12 +49,15 @@ MAX_GLOB_ALTERNATIVES = 64  # patterns one glob stands for once its {a,b} braces
 MAX_IDENTIFIER_LENGTH = 256
 
 __all__ = [
+    "HTTP_HEADER_TIMEOUT_SECONDS",
+    "MAX_CONCURRENT_INDEX_CALLS",
     "MAX_FILE_BYTES",
     "MAX_FRONT_MATTER_BYTES",
     "MAX_FRONT_MATTER_DEPTH",
     "MAX_FRONT_MATTER_VALUES",
     "MAX_GLOB_ALTERNATIVES",
     "MAX_GLOB_LENGTH",
+    "MAX_HTTP_CONNECTIONS",
     "MAX_IDENTIFIER_LENGTH",
     "MAX_JSON_DEPTH",
     "MAX_JSON_NUMBER_DIGITS",

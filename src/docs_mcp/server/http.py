@@ -27,6 +27,7 @@ from starlette.types import ASGIApp
 from docs_mcp import __version__
 from docs_mcp.loopback import LOOPBACK_HOSTS, is_loopback
 from docs_mcp.server.auth import auth_gate
+from docs_mcp.server.http_connections import connection_limit, protocol
 from docs_mcp.server.http_guard import McpGuard
 from docs_mcp.server.options import HttpOptions
 from docs_mcp.server.page import page_routes
@@ -129,6 +130,7 @@ def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Calla
     sock = bind_socket(options.host, options.port)
     bound_port = sock.getsockname()[1]
     shown_host = f"[{options.host}]" if ":" in options.host else options.host
+    max_connections = connection_limit(options.max_connections)
     config = uvicorn.Config(
         create_http_app(server, options),
         log_level="warning",
@@ -139,6 +141,11 @@ def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Calla
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # Connections: a cap that evicts the longest-idle, a deadline for each request head
+        # (http_connections), uvicorn's idle keep-alive timeout, and its 503 past the cap as a backstop.
+        http=protocol(max_connections, options.header_timeout),
+        timeout_keep_alive=5,
+        limit_concurrency=max_connections + 8,
     )
     uv_server = _GracefulServer(config)
     with sock, _graceful_signals(uv_server):

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from docs_mcp.limits import HTTP_HEADER_TIMEOUT_SECONDS, MAX_HTTP_CONNECTIONS
+
 if TYPE_CHECKING:
     from docs_mcp.server.auth import AuthOptions
 
@@ -42,6 +44,8 @@ class HttpOptions:
     allowed_hosts: Sequence[str] = ()
     allowed_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_connections: int = MAX_HTTP_CONNECTIONS
+    header_timeout: float = HTTP_HEADER_TIMEOUT_SECONDS
     page: bool = True  # the search page at / (docs_mcp.server.page)
     health: dict[str, Any] = field(default_factory=dict)
     auth: AuthOptions | None = None
