@@ -117,8 +117,12 @@ HINT_COMMENT = st.builds(
     HOSTILE_JSON_TEXT,
     st.sampled_from(["", " ", " " * 5000, "\n"]),
 )
+# A heading far longer than any real one: repeated in every part's breadcrumb and embedding input,
+# it made memory grow with heading length x parts (issue 19).
+LONG_HEADING = st.builds(lambda level, run: "#" * level + " " + run, st.integers(1, 3), LONG_RUN)
 BLOCK = st.one_of(
     st.builds(lambda level, text: "#" * level + " " + text, st.integers(1, 7), ODD_TEXT),
+    LONG_HEADING,
     ODD_TEXT,
     LONG_RUN,
     HINT_COMMENT,

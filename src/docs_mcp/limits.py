@@ -27,6 +27,15 @@ MAX_FRONT_MATTER_VALUES = 10_000
 MAX_JSON_DEPTH = 64  # objects and arrays inside one another
 MAX_JSON_NUMBER_DIGITS = 100  # digits of one integer (Python refuses over 4,300, slowly)
 
+# -- chunks --------------------------------------------------------------------------------------
+# Characters of a heading (or title) repeated in every chunk under it: its breadcrumb, heading,
+# embedding input and id slug. A longer one is cut there (its own text is kept whole): an 8 MB
+# heading repeated in each of its 400 parts took 6.4 GB. Real headings stay under 500.
+MAX_REPEATED_HEADING_CHARS = 1_000
+# The smallest max_chunk_size a manifest, hint or front matter may set: below it a chunk is a few
+# words (1 gave one chunk per character, and fix ran for minutes).
+MIN_MAX_CHUNK_SIZE = 100
+
 # -- MCP messages ---------------------------------------------------------------------------------
 MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is a few hundred bytes)
 
@@ -63,6 +72,8 @@ __all__ = [
     "MAX_JSON_NUMBER_DIGITS",
     "MAX_MANIFEST_BYTES",
     "MAX_MESSAGE_BYTES",
+    "MAX_REPEATED_HEADING_CHARS",
+    "MIN_MAX_CHUNK_SIZE",
     "LimitExceeded",
     "json_depth_error",
     "loads_json",
