@@ -217,3 +217,54 @@ def test_credentials_given_to_an_anonymous_registry_do_no_harm(
         registry.ref("anon/index"), tmp_path / "dest", cache_dir=tmp_path, credentials=Credentials("u", "p")
     )
     assert pulled.path == tmp_path / "dest"
+
+
+def _sparse_layer() -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo(".lancedb/data.lance")
+        info.size, size = 10, 40 * 2**30
+        info.pax_headers = {"GNU.sparse.size": str(size), "GNU.sparse.map": f"{size - 10},10"}
+        tar.addfile(info, io.BytesIO(b"x" * 10))
+    return gzip.compress(raw.getvalue())
+
+
+@pytest.mark.parametrize(
+    ("case", "complaint"),
+    [
+        ("sparse-layer", "a tar bomb or a sparse entry"),
+        ("nested-config", "nested more than 64 levels deep"),
+    ],
+)
+def test_crafted_artifacts_are_one_line_refusals_in_pull_and_serve(
+    registry: Registry, index_a: Path, tmp_path: Path, case: str, complaint: str
+) -> None:
+    """Issue 19: a 40 KB sparse layer (right artifactType and digests) wrote until the disk was full,
+    then an ENOSPC traceback; a deeply nested config blob was a RecursionError in pull and serve."""
+    dest = tmp_path / "dest"
+    identity = _previous_index(registry, index_a, dest, f"crafted/{case}-base")
+    config = (index_a / "docs-mcp-index.json").read_bytes()
+    layer = _evil_layer("docs-mcp-index.json", config)
+    if case == "sparse-layer":
+        layer = _sparse_layer()
+    else:
+        config = b'{"format_version": 1, "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    manifest = build_manifest(
+        Descriptor(CONFIG_MEDIA_TYPE, sha256_digest(config), len(config)),
+        Descriptor(LAYER_MEDIA_TYPE, sha256_digest(layer), len(layer)),
+        {},
+    )
+    ref = _push(registry, f"crafted/{case}", config, layer, manifest)
+    with pytest.raises(ArtifactRejected, match=complaint):
+        pull(ref, dest, cache_dir=tmp_path / "cache")
+    _assert_untouched(dest, identity)
+    for command in (["pull", ref, "--out", str(tmp_path / "fresh")], ["serve", "--index", f"oci://{ref}"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "docs_mcp", *command, "--cache-dir", str(tmp_path / "cli-cache")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.count("\n") == 1 and complaint in done.stderr, done.stderr

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
+from docs_mcp.limits import loads_json
 
 __all__ = [
     "FORMAT_VERSION",
@@ -145,7 +146,7 @@ class IndexManifest:
         """Parse a manifest. Raises ``IndexUnavailable`` when malformed, ``IndexCompatibilityError`` when
         its format version is not one this docs-mcp reads."""
         try:
-            data = json.loads(text)
+            data = loads_json(text)  # depth-bounded: an edited manifest is an error, not a RecursionError
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             version = data["format_version"]
@@ -191,7 +192,7 @@ class IndexManifest:
             )
         except IndexCompatibilityError:
             raise
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise IndexUnavailable(
                 f"{where} is corrupt ({error}); rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
             ) from error
