@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_PORT",
+    "MIN_REFRESH_INTERVAL",
     "OCI_SCHEME",
     "HttpOptions",
     "RegistryOptions",
@@ -30,6 +31,7 @@ Transport = Literal["stdio", "http"]
 OCI_SCHEME = "oci://"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MIN_REFRESH_INTERVAL = 0.1  # seconds: a registry polled faster gains nothing (nan polled ~300 times a second)
 DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
 
 

@@ -33,7 +33,7 @@ from docs_mcp.artifact import Credentials, Reference, parse_reference, pull, res
 from docs_mcp.artifact.blob_cache import BlobCache, default_cache_dir
 from docs_mcp.artifact.index_lease import IndexLease, exclusive
 from docs_mcp.artifact.pulling import recorded_digest
-from docs_mcp.errors import DocsMcpError, RegistryUnreachable
+from docs_mcp.errors import DocsMcpError, RegistryUnreachable, UsageError
 from docs_mcp.server.live import LiveIndex
 
 logger = logging.getLogger(__name__)
@@ -63,6 +63,16 @@ class RegistrySource:
     ) -> None:
         self.reference = parse_reference(reference)
         self._cache = BlobCache(cache_dir or default_cache_dir())
+        try:
+            self._cache.root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UsageError(f"--cache-dir {self._cache.root} is a file; give a folder") from None
+        except OSError as error:
+            if not self._cache.root.is_dir():
+                raise UsageError(
+                    f"--cache-dir {self._cache.root} cannot be made ({error.strerror}); give a folder "
+                    "docs-mcp can write"
+                ) from None
         self._insecure = insecure
         self._credentials = credentials
 
