@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from docs_mcp.store.schema import LANCEDB_DIR
+from docs_mcp.store.columns import LANCEDB_DIR
 
 pytestmark = pytest.mark.timeout(120)
 
