@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -268,3 +270,36 @@ def test_crafted_artifacts_are_one_line_refusals_in_pull_and_serve(
         )
         assert done.returncode == 1, done.stderr
         assert done.stderr.count("\n") == 1 and complaint in done.stderr, done.stderr
+
+
+PULL_ONTO_A_SMALL_DISK = """
+set -e
+mount -t tmpfs -o size=8m tmpfs "$1"
+set +e
+"$PYTHON" -m docs_mcp pull "$2" --out "$1/out" --cache-dir "$1/cache"
+echo "pull exit $?"
+ls -A "$1"
+"""
+
+
+def test_a_pull_onto_a_disk_too_small_is_refused_before_unpacking(
+    registry: Registry, index_a: Path, tmp_path: Path
+) -> None:
+    """The free space is checked against what the layer's headers declare before a byte is unpacked
+    (issue 19: a crafted layer wrote until the disk was full). The disk is a real 8 MiB tmpfs in a
+    private mount namespace: the index fits, the spare space docs-mcp keeps does not."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare (util-linux) for a private tmpfs")
+    if subprocess.run(["unshare", "--mount", "true"], capture_output=True, timeout=30).returncode != 0:
+        pytest.skip("no private mount namespace here")
+    published = publish(index_a, registry.ref("small/disk"), cache_dir=tmp_path / "publisher")
+    (tmp_path / "disk").mkdir()
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(REPO_ROOT / "src")}
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "bash", "-c", PULL_ONTO_A_SMALL_DISK, "-",
+         str(tmp_path / "disk"), str(published.reference)],
+        capture_output=True, text=True, timeout=100, env=env,
+    )  # fmt: skip
+    assert "pull exit 1" in done.stdout, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "too few to unpack an index" in done.stderr, done.stderr
+    assert "out" not in done.stdout.split("pull exit 1", 1)[1].split(), done.stdout  # nothing installed
