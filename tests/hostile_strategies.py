@@ -117,8 +117,12 @@ HINT_COMMENT = st.builds(
     HOSTILE_JSON_TEXT,
     st.sampled_from(["", " ", " " * 5000, "\n"]),
 )
+# A heading far longer than any real one: repeated in every part's breadcrumb and embedding input,
+# it made memory grow with heading length x parts (issue 19).
+LONG_HEADING = st.builds(lambda level, run: "#" * level + " " + run, st.integers(1, 3), LONG_RUN)
 BLOCK = st.one_of(
     st.builds(lambda level, text: "#" * level + " " + text, st.integers(1, 7), ODD_TEXT),
+    LONG_HEADING,
     ODD_TEXT,
     LONG_RUN,
     HINT_COMMENT,
@@ -177,6 +181,9 @@ METHOD = st.sampled_from(
 REQUEST_ID = st.one_of(
     st.integers(-(2**70), 2**70), st.text(max_size=8), st.none(), st.booleans(), st.floats(allow_nan=False),
     st.just({"a": 1}), st.just([1]),
+    # Lone surrogates in a string id: what every reply writer must still encode (issue 19).
+    # (st.text never draws a surrogate, whatever its alphabet.)
+    st.builds(lambda text, code: text + chr(code), st.text(max_size=3), st.integers(0xD800, 0xDFFF)),
 )  # fmt: skip
 TOOL_ARGUMENTS = st.one_of(
     JSON_VALUE,

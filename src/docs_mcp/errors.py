@@ -65,6 +65,15 @@ class ConfigError(DocsMcpError):
     """A bad option, flag or configuration value."""
 
 
+class UsageError(ConfigError):
+    """A flag or setting whose value cannot work (a host that is no address, a cache folder that is a
+    file): bad usage, exit code 2."""
+
+
+class NoSpace(DocsMcpError):
+    """A disk has too little free space for what is to be written there (nothing was replaced)."""
+
+
 class MissingExtra(ConfigError):
     """A feature needs packages of an optional extra that is not installed; ``extra`` names it
     (``pip install 'docs-mcp-index[EXTRA]'``)."""

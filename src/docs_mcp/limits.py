@@ -27,8 +27,26 @@ MAX_FRONT_MATTER_VALUES = 10_000
 MAX_JSON_DEPTH = 64  # objects and arrays inside one another
 MAX_JSON_NUMBER_DIGITS = 100  # digits of one integer (Python refuses over 4,300, slowly)
 
+# -- chunks --------------------------------------------------------------------------------------
+# Characters of a heading (or title) repeated in every chunk under it: its breadcrumb, heading,
+# embedding input and id slug. A longer one is cut there (its own text is kept whole): an 8 MB
+# heading repeated in each of its 400 parts took 6.4 GB. Real headings stay under 500.
+MAX_REPEATED_HEADING_CHARS = 1_000
+# The smallest max_chunk_size a manifest, hint or front matter may set: below it a chunk is a few
+# words (1 gave one chunk per character, and fix ran for minutes).
+MIN_MAX_CHUNK_SIZE = 100
+
 # -- MCP messages ---------------------------------------------------------------------------------
 MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is a few hundred bytes)
+
+# -- the HTTP transport ---------------------------------------------------------------------------
+# Connections held at once; past it the one waiting longest for its request is closed (fewer when
+# the descriptor limit is low: docs_mcp.server.http_connections.connection_limit).
+MAX_HTTP_CONNECTIONS = 512
+HTTP_HEADER_TIMEOUT_SECONDS = 10.0  # for a request's head, from the connection or the previous response
+# Index calls (searches, reads) running at once; more wait their turn. Two cores run no more than a
+# few at a time; each one holds LanceDB's files open while it runs.
+MAX_CONCURRENT_INDEX_CALLS = 8
 
 # -- manifest globs ------------------------------------------------------------------------------
 MAX_GLOB_LENGTH = 256  # characters of one override pattern
@@ -40,17 +58,22 @@ MAX_GLOB_ALTERNATIVES = 64  # patterns one glob stands for once its {a,b} braces
 MAX_IDENTIFIER_LENGTH = 256
 
 __all__ = [
+    "HTTP_HEADER_TIMEOUT_SECONDS",
+    "MAX_CONCURRENT_INDEX_CALLS",
     "MAX_FILE_BYTES",
     "MAX_FRONT_MATTER_BYTES",
     "MAX_FRONT_MATTER_DEPTH",
     "MAX_FRONT_MATTER_VALUES",
     "MAX_GLOB_ALTERNATIVES",
     "MAX_GLOB_LENGTH",
+    "MAX_HTTP_CONNECTIONS",
     "MAX_IDENTIFIER_LENGTH",
     "MAX_JSON_DEPTH",
     "MAX_JSON_NUMBER_DIGITS",
     "MAX_MANIFEST_BYTES",
     "MAX_MESSAGE_BYTES",
+    "MAX_REPEATED_HEADING_CHARS",
+    "MIN_MAX_CHUNK_SIZE",
     "LimitExceeded",
     "json_depth_error",
     "loads_json",

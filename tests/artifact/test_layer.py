@@ -7,12 +7,14 @@ import io
 import os
 import shutil
 import tarfile
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from docs_mcp.artifact.layer import pack, unpack
+from docs_mcp.artifact.layer import DEFAULT_MAX_FILES, MAX_LAYER_EXPANSION, pack, unpack
 from docs_mcp.errors import ArtifactRejected
 
 
@@ -149,3 +151,68 @@ def test_a_corrupt_stream_is_refused(tmp_path: Path) -> None:
     dest.mkdir()
     with pytest.raises(ArtifactRejected, match="not a valid tar"):
         unpack(broken, dest)
+
+
+def sparse_entry(tar: tarfile.TarFile, name: str = ".lancedb/data.lance", size: int = 40 * 2**30) -> None:
+    """A GNU sparse entry (PAX 0.1): a few bytes in the layer that stand for ``size`` on disk."""
+    info = tarfile.TarInfo(name)
+    info.size = 10
+    info.pax_headers = {"GNU.sparse.size": str(size), "GNU.sparse.map": f"{size - 10},10"}
+    tar.addfile(info, io.BytesIO(b"x" * 10))
+
+
+def test_a_sparse_entry_is_refused_from_its_header_before_a_byte_is_written(tmp_path: Path) -> None:
+    """Issue 19: a 40 KB sparse layer wrote until the disk was full (the 32 GiB cap came too late)."""
+    layer = _layer(tmp_path, sparse_entry)
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(ArtifactRejected, match="a tar bomb or a sparse entry"):
+        unpack(layer, dest)
+    assert list(dest.iterdir()) == []
+
+
+def test_a_gzip_bomb_is_refused_by_the_cap_from_the_layers_own_size(tmp_path: Path) -> None:
+    """No max_bytes given: the default budget is MAX_LAYER_EXPANSION x the layer's size (plus a
+    little), so 256 MiB of zeros in ~250 KiB of gzip is refused before it is written."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo(".lancedb/zeros")
+        info.size = 256 * 2**20
+        tar.addfile(info, _Zeros(info.size))
+    bomb = tmp_path / "bomb.tar.gz"
+    bomb.write_bytes(gzip.compress(raw.getvalue(), compresslevel=1))
+    assert bomb.stat().st_size * MAX_LAYER_EXPANSION < 128 * 2**20
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    with pytest.raises(ArtifactRejected, match="a tar bomb or a sparse entry"):
+        unpack(bomb, dest)
+    assert list(dest.iterdir()) == []
+
+
+class _Zeros(io.RawIOBase):
+    def __init__(self, size: int) -> None:
+        self._left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        count = min(len(buffer), self._left)
+        buffer[:count] = bytes(count)
+        self._left -= count
+        return count
+
+
+def test_a_layer_of_more_entries_than_the_cap_is_refused_before_any_is_written(tmp_path: Path) -> None:
+    """Issue 19: refusing a 100,001-entry layer took 25-141 s (100,000 files were written first). The
+    headers are counted first, stopping at the cap; the time is printed for the record (-s)."""
+    header = tarfile.TarInfo(".lancedb/f").tobuf()  # one empty file's header, written 100,001 times
+    many = tmp_path / "many.tar.gz"
+    many.write_bytes(gzip.compress(header * (DEFAULT_MAX_FILES + 1) + bytes(1024), compresslevel=1))
+    dest = tmp_path / "dest"
+    dest.mkdir()
+    started = time.monotonic()
+    with pytest.raises(ArtifactRejected, match="more than 100,000 entries"):
+        unpack(many, dest)
+    print(f"\nrefused a {DEFAULT_MAX_FILES + 1:,}-entry layer in {time.monotonic() - started:.2f} s")
+    assert list(dest.iterdir()) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -217,3 +219,87 @@ def test_credentials_given_to_an_anonymous_registry_do_no_harm(
         registry.ref("anon/index"), tmp_path / "dest", cache_dir=tmp_path, credentials=Credentials("u", "p")
     )
     assert pulled.path == tmp_path / "dest"
+
+
+def _sparse_layer() -> bytes:
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w") as tar:
+        info = tarfile.TarInfo(".lancedb/data.lance")
+        info.size, size = 10, 40 * 2**30
+        info.pax_headers = {"GNU.sparse.size": str(size), "GNU.sparse.map": f"{size - 10},10"}
+        tar.addfile(info, io.BytesIO(b"x" * 10))
+    return gzip.compress(raw.getvalue())
+
+
+@pytest.mark.parametrize(
+    ("case", "complaint"),
+    [
+        ("sparse-layer", "a tar bomb or a sparse entry"),
+        ("nested-config", "nested more than 64 levels deep"),
+    ],
+)
+def test_crafted_artifacts_are_one_line_refusals_in_pull_and_serve(
+    registry: Registry, index_a: Path, tmp_path: Path, case: str, complaint: str
+) -> None:
+    """Issue 19: a 40 KB sparse layer (right artifactType and digests) wrote until the disk was full,
+    then an ENOSPC traceback; a deeply nested config blob was a RecursionError in pull and serve."""
+    dest = tmp_path / "dest"
+    identity = _previous_index(registry, index_a, dest, f"crafted/{case}-base")
+    config = (index_a / "docs-mcp-index.json").read_bytes()
+    layer = _evil_layer("docs-mcp-index.json", config)
+    if case == "sparse-layer":
+        layer = _sparse_layer()
+    else:
+        config = b'{"format_version": 1, "x": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    manifest = build_manifest(
+        Descriptor(CONFIG_MEDIA_TYPE, sha256_digest(config), len(config)),
+        Descriptor(LAYER_MEDIA_TYPE, sha256_digest(layer), len(layer)),
+        {},
+    )
+    ref = _push(registry, f"crafted/{case}", config, layer, manifest)
+    with pytest.raises(ArtifactRejected, match=complaint):
+        pull(ref, dest, cache_dir=tmp_path / "cache")
+    _assert_untouched(dest, identity)
+    for command in (["pull", ref, "--out", str(tmp_path / "fresh")], ["serve", "--index", f"oci://{ref}"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "docs_mcp", *command, "--cache-dir", str(tmp_path / "cli-cache")],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.count("\n") == 1 and complaint in done.stderr, done.stderr
+
+
+PULL_ONTO_A_SMALL_DISK = """
+set -e
+mount -t tmpfs -o size=8m tmpfs "$1"
+set +e
+"$PYTHON" -m docs_mcp pull "$2" --out "$1/out" --cache-dir "$1/cache"
+echo "pull exit $?"
+ls -A "$1"
+"""
+
+
+def test_a_pull_onto_a_disk_too_small_is_refused_before_unpacking(
+    registry: Registry, index_a: Path, tmp_path: Path
+) -> None:
+    """The free space is checked against what the layer's headers declare before a byte is unpacked
+    (issue 19: a crafted layer wrote until the disk was full). The disk is a real 8 MiB tmpfs in a
+    private mount namespace: the index fits, the spare space docs-mcp keeps does not."""
+    if shutil.which("unshare") is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare (util-linux) for a private tmpfs")
+    if subprocess.run(["unshare", "--mount", "true"], capture_output=True, timeout=30).returncode != 0:
+        pytest.skip("no private mount namespace here")
+    published = publish(index_a, registry.ref("small/disk"), cache_dir=tmp_path / "publisher")
+    (tmp_path / "disk").mkdir()
+    env = {**os.environ, "PYTHON": sys.executable, "PYTHONPATH": str(REPO_ROOT / "src")}
+    done = subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "bash", "-c", PULL_ONTO_A_SMALL_DISK, "-",
+         str(tmp_path / "disk"), str(published.reference)],
+        capture_output=True, text=True, timeout=100, env=env,
+    )  # fmt: skip
+    assert "pull exit 1" in done.stdout, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "too few to unpack an index" in done.stderr, done.stderr
+    assert "out" not in done.stdout.split("pull exit 1", 1)[1].split(), done.stdout  # nothing installed

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import chunk_file
 from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.corpus.loader import PARALLEL_THRESHOLD
 from docs_mcp.parse.strategy import Strategy
 
 pytestmark = pytest.mark.timeout(60)
@@ -86,3 +89,32 @@ def test_a_caller_reading_its_script_from_stdin_can_use_helpers(tmp_path: Path) 
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["6", "6"]
+
+
+def test_a_build_killed_with_sigkill_leaves_no_traceback_from_its_helper(tmp_path: Path) -> None:
+    """Issue 19: after ``kill -9`` of a build, its chunk-pool helper printed a traceback (a pickle cut
+    short, or a pipe closed under it). The build here has enough files for the pool; it is killed
+    as soon as its helper runs, and everything written to the shared stderr is read to its end."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for number in range(PARALLEL_THRESHOLD + 50):
+        (docs / f"page{number}.md").write_text(f"# Page {number}\n\n" + "Some words here. " * 400)
+    build = subprocess.Popen(
+        [sys.executable, "-m", "docs_mcp", "build", "--docs-dir", str(docs), "--out", str(tmp_path / "out")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")},
+    )
+    children = Path(f"/proc/{build.pid}/task/{build.pid}/children")
+    deadline = time.monotonic() + 60
+    while not children.read_text().split():
+        assert time.monotonic() < deadline and build.poll() is None, "the build started no helper"
+        time.sleep(0.01)
+    time.sleep(0.3)  # the helper is importing or reading its share
+    build.kill()
+    assert build.stderr is not None
+    with build.stderr:
+        stderr = build.stderr.read()  # to its end: every helper that held it has exited
+    build.wait(30)
+    assert "Traceback" not in stderr, stderr

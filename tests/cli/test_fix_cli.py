@@ -61,3 +61,17 @@ def test_fix_of_a_missing_folder_is_an_error_exit_one(
 ) -> None:
     assert main(["fix", "--docs-dir", str(tmp_path / "nowhere")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_fix_reports_a_manifest_nested_too_deep_like_validate_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 19: fix died in a RecursionError on a manifest that validate reports as one finding."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\ntext\n")
+    (docs / ".docs-mcp.json").write_text('{"version": "1", "metadata": ' + "[" * 3000 + "]" * 3000 + "}")
+    assert main(["fix", "--docs-dir", str(docs), "--write"]) == 0
+    printed = capsys.readouterr()
+    assert "nested more than 64 levels deep (MAX_JSON_DEPTH)" in printed.out + printed.err
+    assert (docs / ".docs-mcp.json").read_text().startswith('{"version": "1", "metadata": [[[')  # left alone

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -186,3 +188,40 @@ def test_the_server_starts_from_the_environment_alone(index: Path) -> None:
         assert process.wait(15) == 0
         reader.join(10)
         process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def busy_port() -> Iterator[int]:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        yield int(sock.getsockname()[1])
+
+
+SERVE_MISTAKES: dict[str, tuple[list[str], int, str]] = {
+    "port-in-use": (["--transport", "http", "--port", "BUSY"], 1, "is in use; stop what listens there"),
+    "bad-host": (["--transport", "http", "--host", "no.such.host.invalid", "--port", "0"], 2, "--host"),
+    "cache-dir-is-a-file": (["--index", "oci://127.0.0.1:1/x:y", "--cache-dir", "FILE"], 2, "is a file"),
+    "refresh-inf": (["--index", "oci://127.0.0.1:1/x:y", "--refresh-interval", "inf"], 2, "'inf' is not"),
+    "refresh-nan": (["--index", "oci://127.0.0.1:1/x:y", "--refresh-interval", "nan"], 2, "'nan' is not"),
+    "refresh-too-small": (["--index", "oci://127.0.0.1:1/x:y", "--refresh-interval", "0.001"], 2, "at least"),
+    "url-with-password": (["--index", "https://bob:hunter2@127.0.0.1:1/x:y"], 2, "is a URL"),
+    "reference-with-password": (["--index", "oci://bob:hunter2@127.0.0.1:1/x:y"], 1, "holds no credentials"),
+    "bare-reference-with-password": (["--index", "bob:hunter2@127.0.0.1:1/x:y"], 1, "***@127.0.0.1"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SERVE_MISTAKES))
+def test_each_serve_mistake_is_one_line_with_its_exit_code_and_no_password(
+    index: Path, busy_port: int, tmp_path: Path, name: str
+) -> None:
+    """Issue 19: these were tracebacks (port in use, bad host, a cache dir that is a file, inf), an
+    accepted nan that polled ~300 times a second, and printed passwords (5 of 8 reference shapes)."""
+    args, code, says = SERVE_MISTAKES[name]
+    (tmp_path / "file").write_text("not a folder")
+    replaced = [str(busy_port) if a == "BUSY" else str(tmp_path / "file") if a == "FILE" else a for a in args]
+    done = _serve(*(["--index", str(index)] if "--index" not in args else []), *replaced)
+    assert done.returncode == code, done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert says in last and "Traceback" not in done.stderr and "hunter2" not in done.stderr, done.stderr
+    assert code == 2 or done.stderr.count("\n") == 1, done.stderr  # usage errors also print the usage

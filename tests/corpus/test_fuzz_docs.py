@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_strategies import FRONT_MATTER, MANIFEST, MARKDOWN, examples, fuzz_timeout
+from hostile_strategies import FRONT_MATTER, LONG_HEADING, MANIFEST, MARKDOWN, examples, fuzz_timeout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,9 +17,11 @@ from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.corpus.docs_manifest import parse_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.errors import Finding
+from docs_mcp.limits import MAX_REPEATED_HEADING_CHARS, MIN_MAX_CHUNK_SIZE
 from docs_mcp.parse.front_matter import read_front_matter
 from docs_mcp.parse.markdown import FrontMatter
 from docs_mcp.parse.reporter import Reporter
+from docs_mcp.parse.strategy import Strategy
 
 pytestmark = pytest.mark.timeout(fuzz_timeout(120))
 FUZZ = settings(max_examples=examples(150), suppress_health_check=[HealthCheck.too_slow])
@@ -40,6 +42,27 @@ def assert_reported_briefly(findings: list[Finding]) -> None:
 def test_any_markdown_chunks_or_is_reported_never_a_traceback(text: str) -> None:
     chunked = chunk_file(text, "fuzz.md", FileSettings())
     assert_reported_briefly(chunked.findings)
+
+
+@FUZZ
+@given(
+    headings=st.lists(LONG_HEADING, min_size=1, max_size=3),
+    body=st.integers(0, 30_000).map(lambda size: "word " * (size // 5)),
+    max_size=st.integers(MIN_MAX_CHUNK_SIZE, 5_000),
+)
+def test_what_each_chunk_repeats_of_its_headings_is_bounded(
+    headings: list[str], body: str, max_size: int
+) -> None:
+    """The memory model: a chunk repeats at most MAX_REPEATED_HEADING_CHARS of each heading above it
+    (heading, breadcrumb, title, id slug, embedding input), however long the heading and however many
+    parts it is cut into; before issue 19 an 8 MB heading took 6.4 GB."""
+    text = "\n\n".join(f"{heading}\n\n{body}" for heading in headings)
+    chunked = chunk_file(text, "fuzz.md", FileSettings(strategy=Strategy(max_chunk_size=max_size)))
+    bound = 2 * (len(headings) + 2) * (MAX_REPEATED_HEADING_CHARS + 1) + 100
+    for chunk in chunked.chunks:
+        repeated = len(chunk.heading) + sum(map(len, chunk.breadcrumb)) + len(chunk.title) + len(chunk.id)
+        assert repeated <= bound and len(chunk.embedding_input) - len(chunk.text) <= bound, chunk.id[:80]
+        assert len(chunk.markdown) <= max_size
 
 
 @FUZZ

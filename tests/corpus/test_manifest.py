@@ -79,7 +79,14 @@ def test_a_bad_enum_in_an_override_names_the_json_path_of_the_field() -> None:
     [
         ({"version": 1}, "version: '1' was expected"),
         ({"version": "1", "metadata": {"language": 3}}, "metadata.language: 3 is not of type 'string'"),
-        ({"version": "1", "strategy": {"max_chunk_size": 10}}, "strategy: 'chunk_by' is a required property"),
+        (
+            {"version": "1", "strategy": {"max_chunk_size": 1000}},
+            "strategy: 'chunk_by' is a required property",
+        ),
+        (  # the floor (issue 19: 1 gave one chunk per character)
+            {"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 99}},
+            "strategy.max_chunk_size: 99 is less than the minimum of 100 (MIN_MAX_CHUNK_SIZE",
+        ),
         ({"version": "1", "strategy": {"chunk_by": "h2", "max_chunk_size": 0}}, "strategy.max_chunk_size: 0"),
         ({"strategy": {"chunk_by": "h2"}}, "(manifest root): 'version' is a required property"),
         (

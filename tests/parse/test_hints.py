@@ -291,3 +291,11 @@ def test_a_numeric_front_matter_title_is_used_as_text() -> None:
 def test_multi_line_hint_comments_are_read() -> None:
     source = '<!--\n  mcp_metadata: {"stability": "beta"}\n-->\n## A\n\ntext\n'
     assert dict(chunked(source).chunks[0].metadata) == {"stability": "beta"}
+
+
+def test_a_max_chunk_size_under_the_floor_is_invalid_hint_naming_the_limit() -> None:
+    """Issue 19: ``max_chunk_size: 1`` gave one chunk per character (and fix ran for minutes)."""
+    result = chunked('<!-- mcp_chunking_hint: {"chunk_by": "h2", "max_chunk_size": 99} -->\n\n# A\n\ntext\n')
+    assert rules(result) == [(1, "error", "invalid-hint")]
+    assert "max_chunk_size 99 is under the floor of 100 (MIN_MAX_CHUNK_SIZE)" in result.findings[0].message
+    assert result.strategy.max_chunk_size == Strategy().max_chunk_size

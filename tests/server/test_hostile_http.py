@@ -144,6 +144,8 @@ HTTP_CASES: dict[str, tuple[str | bytes, int, object]] = {
     "null-id": (json.dumps({**search_call(1), "id": None}), -32600, None),
     "array-params": (json.dumps({**search_call(4), "params": [1]}), -32602, 4),
     "lone-surrogate": (json.dumps(search_call(5, "\ud800")), -32600, 5),
+    "lone-surrogate-id": (json.dumps({**search_call(5), "id": "\ud800"}), -32600, None),
+    "lone-surrogate-id-in-a-bad-request": ('{"jsonrpc":"1.0","id":"a\\udfff","method":"ping"}', -32600, None),
     "not-json-rpc": ('{"a": 1}', -32600, None),
 }
 

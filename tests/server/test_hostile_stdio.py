@@ -51,6 +51,9 @@ STDIO_CASES: dict[str, tuple[str | bytes, int, object]] = {
     "string-params": (json.dumps({**PING, "params": "x"}), -32600, 7),
     "array-params": (json.dumps({**PING, "method": "tools/list", "params": [1]}), -32602, 7),
     "lone-surrogate": (json.dumps(search_call(7, "\ud800")), -32600, 7),
+    "lone-surrogate-id": (json.dumps({**PING, "id": "\ud800"}), -32600, None),
+    "lone-surrogate-id-in-a-bad-request": ('{"jsonrpc":"1.0","id":"a\\udfff","method":"ping"}', -32600, None),
+    "lone-surrogate-id-of-a-response": ('{"jsonrpc":"2.0","id":"\\ud800","result":{}}', -32600, None),
     "nested-5000-deep": (PING_OPEN + '"params": ' + "[" * 5000, -32600, None),
     "integer-of-5000-digits": (PING_OPEN + '"x": ' + "9" * 5000 + "}", -32600, None),
     "over-the-size-limit": (json.dumps(search_call(7, "x" * (MAX_MESSAGE_BYTES + 10))), -32600, None),
@@ -85,13 +88,16 @@ def test_blank_lines_are_skipped_without_an_answer(stdio: LineClient) -> None:
 
 def _expects_answer(line: str) -> object:
     """The id a line's answer must carry: a request with a string or integer id does get one
-    (a result or an error); other lines may get an answer with a null id, or none."""
+    (a result or an error); other lines may get an answer with a null id, or none. A string id with a
+    lone surrogate is no text, so it cannot be echoed: its error has a null id."""
     try:
         message = json.loads(line)
     except (ValueError, RecursionError):
         return None
     if isinstance(message, dict) and "method" in message:
         request_id = message.get("id")
+        if isinstance(request_id, str) and any(0xD800 <= ord(char) <= 0xDFFF for char in request_id):
+            return None
         if isinstance(request_id, str | int) and not isinstance(request_id, bool):
             return request_id
     return None

@@ -134,6 +134,9 @@ def test_an_oversized_request_body_is_refused(http_server: HttpServer) -> None:
     huge = _search_call("payment " * 20_000)
     response = httpx.post(http_server.url, content=huge, headers=JSON_HEADERS)
     assert response.status_code == 413
+    error = response.json()
+    assert error["id"] is None and error["error"]["code"] == -32600, error
+    assert "request body over 65,536 bytes" in error["error"]["message"]
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])

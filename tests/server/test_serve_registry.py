@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -13,7 +14,7 @@ import pytest
 from load_support import QUERIES, Load, call
 from mcp import Client, StdioServerParameters
 from registry_support import Registry, start_registry, stop_registry
-from server_support import serve_command, server_env, start_http_server, stop
+from server_support import HttpServer, serve_command, server_env, start_http_server, stop
 
 from docs_mcp.artifact import PublishResult, publish
 from docs_mcp.errors import ConfigError, RegistryUnreachable
@@ -175,11 +176,78 @@ def test_forgetting_old_swaps_removes_their_folders_and_layer_blobs(
         pulled.append(source.fetch())
     blobs = {p.name for p in (cache / "blobs" / "sha256").iterdir()}
     assert len(blobs) == 3 and len({p.digest for p in pulled}) == 3
-    source.forget({pulled[1].path, pulled[2].path})
-    assert sorted(p.name for p in (cache / "indexes").iterdir()) == sorted(p.path.name for p in pulled[1:])
+    pulled[0].lease.release()  # two swaps old; the other two are still held (served)
+    source.forget()
+    left_indexes = sorted(p.name for p in (cache / "indexes").iterdir() if not p.name.startswith("."))
+    assert left_indexes == sorted(p.path.name for p in pulled[1:])
     left = {p.name for p in (cache / "blobs" / "sha256").iterdir()}
     assert len(left) == 2 and left < blobs
     assert all(p.path.is_dir() for p in pulled[1:])
+
+
+def test_forgetting_never_removes_an_index_another_process_holds(
+    registry: Registry, example_index: Path, index_b: Path, tmp_path: Path
+) -> None:
+    """A lease is a lock per process: an index held by another process (here a real server, not
+    following its tag) survives this one's clean-up; once that process exits it goes."""
+    cache = tmp_path / "cache"
+    held_ref = registry.ref("serve/held")
+    publish(example_index, held_ref, cache_dir=tmp_path / "publisher")
+    holder = start_http_server(f"oci://{held_ref}", "--cache-dir", str(cache))
+    try:
+        held = next(p for p in (cache / "indexes").iterdir() if not p.name.startswith("."))
+        publish(index_b, held_ref, cache_dir=tmp_path / "publisher")  # the tag moves on: no record keeps it
+        mover = RegistrySource(held_ref, cache_dir=cache)
+        mover.fetch()
+        (cache / "tags").rename(tmp_path / "tags-aside")  # only the lease may keep `held` now
+        mover.forget()
+        assert held.is_dir() and _hits(holder.url, QUERIES[0])
+    finally:
+        stop(holder)
+    mover.forget()
+    assert not held.exists()
+
+
+def test_two_servers_following_tags_on_one_cache_never_break_each_other(
+    registry: Registry, example_index: Path, index_b: Path, tmp_path: Path
+) -> None:
+    """Issue 19: one server's clean-up of old swaps removed the folder the other was serving (two MCP
+    entries sharing ~/.cache/docs-mcp). Two real servers follow two tags of a real registry on one
+    cache; each tag moves while the other server is under load; neither ever fails a call."""
+    cache, publisher = tmp_path / "cache", tmp_path / "publisher"
+    refs = [registry.ref("shared/a"), registry.ref("shared/b")]
+    for ref in refs:
+        publish(example_index, ref, cache_dir=publisher)
+    with ThreadPoolExecutor(2) as pool:  # two starts at once: the test's time is mostly start-up
+        servers = list(
+            pool.map(
+                lambda ref: start_http_server(
+                    f"oci://{ref}", "--refresh-interval", "0.1", "--cache-dir", str(cache)
+                ),
+                refs,
+            )
+        )
+    loads = [Load(server.url, workers=2).start() for server in servers]
+    try:
+        # Each tag moves (a: there and back); the other server must keep its folders meanwhile.
+        for mover, index in ((0, index_b), (1, index_b), (0, example_index)):
+            published = publish(index, refs[mover], cache_dir=publisher)
+            deadline = time.monotonic() + 30
+            while _digest(servers[mover]) != published.digest:
+                assert time.monotonic() < deadline, "the server never moved to the new digest"
+                time.sleep(0.02)
+            time.sleep(0.2)  # the other server serves on while this one cleans up
+    finally:
+        for load in loads:
+            load.stop()
+        codes = [stop(server) for server in servers]
+    assert [load.failures[:3] for load in loads] == [[], []]
+    assert all(load.calls > 0 for load in loads) and codes == [0, 0]
+    assert "Traceback" not in "".join(line for server in servers for line in server.stderr_lines)
+
+
+def _digest(server: HttpServer) -> str:
+    return str(httpx.get(f"{server.base}/healthz").json()["artifact"]["digest"])
 
 
 @pytest.mark.anyio

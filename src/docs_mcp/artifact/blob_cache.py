@@ -2,6 +2,7 @@
 
     CACHE/blobs/sha256/<hex>       verified blobs (layers), written once under their digest
     CACHE/indexes/<hex>/           unpacked indexes, by manifest digest (what ``serve oci://`` opens)
+    CACHE/indexes/.leases/<hex>    each index's lock file: shared-locked by every server using it
     CACHE/tags/<sha256 of ref>     the digest a tag last resolved to (``serve``'s fallback offline)
 
 A blob is written to a private temporary name and renamed to its digest only after its size and
@@ -17,6 +18,7 @@ import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from docs_mcp.artifact.index_lease import IndexLease, hold
 from docs_mcp.artifact.oci import Descriptor
 from docs_mcp.store.swap import pid_alive
 
@@ -46,6 +48,25 @@ class BlobCache:
     def index_dir(self, manifest_digest: str) -> Path:
         """Where ``serve oci://`` keeps the unpacked index of the manifest ``manifest_digest``."""
         return self.root / "indexes" / manifest_digest.partition(":")[2]
+
+    def lease_file(self, index_dir: Path) -> Path:
+        """The lock file of the unpacked index ``index_dir`` (see :mod:`docs_mcp.artifact.index_lease`)."""
+        return index_dir.parent / ".leases" / index_dir.name
+
+    def lease(self, manifest_digest: str) -> IndexLease:
+        """Hold the index of ``manifest_digest`` (unpacked or about to be) against clean-up by any
+        process, until the lease is released or this process exits."""
+        return hold(self.lease_file(self.index_dir(manifest_digest)))
+
+    def tagged_digests(self) -> set[str]:
+        """Every digest a tag last resolved to here (each tag's offline fallback)."""
+        folder = self.root / "tags"
+        found = set()
+        for entry in folder.iterdir() if folder.is_dir() else ():
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                if (text := entry.read_text(encoding="utf-8").strip()).startswith("sha256:"):
+                    found.add(text)
+        return found
 
     def holds(self, descriptor: Descriptor) -> bool:
         """Whether the cache has this blob whole. It is re-hashed (a few ms per 10 MB): a cache on a

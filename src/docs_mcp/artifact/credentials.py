@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import os
 import shutil
 import subprocess
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.limits import loads_json
 
 __all__ = [
     "GITHUB_TOKEN_ENV",
@@ -86,7 +86,7 @@ def docker_config_credentials(registry: str, env: Mapping[str, str]) -> Credenti
     config_dir = Path(env["DOCKER_CONFIG"]) if env.get("DOCKER_CONFIG") else Path.home() / ".docker"
     path = config_dir / "config.json"
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = loads_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as error:
@@ -140,7 +140,7 @@ def _from_helper(helper: str, registry: str, source: str, path: str | None) -> C
         # "credentials not found" is the helper's way of saying: this registry is anonymous.
         return None
     try:
-        answer = json.loads(done.stdout)
+        answer = loads_json(done.stdout.decode("utf-8"))
         return Credentials(str(answer["Username"]), str(answer["Secret"]), f"{program} ({source})")
     except (ValueError, KeyError, TypeError):
         raise ConfigError(f"the credential helper {program} gave an answer that is not its JSON") from None

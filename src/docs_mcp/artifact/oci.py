@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp.errors import ArtifactRejected
+from docs_mcp.limits import loads_json
 from docs_mcp.store.index_manifest import IndexManifest
 
 ARTIFACT_TYPE = "application/vnd.docs-mcp.index.v1"
@@ -130,7 +131,7 @@ def parse_manifest(body: bytes, where: str) -> IndexArtifact:
     another artifact type, a missing or extra layer, or malformed JSON.
     """
     try:
-        document = json.loads(body)
+        document = loads_json(body.decode("utf-8"))  # depth- and number-bounded: it comes from outside
         if not isinstance(document, dict):
             raise TypeError("not a JSON object")
     except (ValueError, TypeError) as error:

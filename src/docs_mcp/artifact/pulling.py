@@ -22,7 +22,14 @@ from docs_mcp.artifact.layer import DEFAULT_MAX_BYTES, unpack
 from docs_mcp.artifact.oci import Descriptor, IndexArtifact, parse_manifest
 from docs_mcp.artifact.reference import Reference, parse_reference
 from docs_mcp.artifact.registry import RegistryClient
-from docs_mcp.errors import ArtifactRejected, ConfigError, IndexCompatibilityError, ReferenceNotFound
+from docs_mcp.errors import (
+    ArtifactRejected,
+    ConfigError,
+    IndexCompatibilityError,
+    IndexUnavailable,
+    ReferenceNotFound,
+)
+from docs_mcp.limits import loads_json
 from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
 from docs_mcp.store.swap import new_staging_dir, swap_in
@@ -111,6 +118,11 @@ def _read_config(config: bytes, ref: Reference) -> IndexManifest:
         raise ArtifactRejected(
             f"{error}. Refusing it: publish it again from a build of this docs-mcp, or upgrade docs-mcp"
         ) from error
+    except IndexUnavailable as error:  # corrupt: malformed, nested too deep, fields of the wrong type
+        raise ArtifactRejected(
+            f"{ref}: its index manifest (the config blob) is not one docs-mcp wrote ({error.__cause__}); "
+            "refusing it: publish it again with docs-mcp publish"
+        ) from error
     except UnicodeDecodeError as error:
         raise ArtifactRejected(f"{ref}: its index manifest is not UTF-8 text") from error
 
@@ -119,7 +131,7 @@ def recorded_digest(dest: Path, key: str = "digest") -> str | None:
     """The manifest digest (or, with ``key="layer"``, the layer's) recorded by the pull that wrote
     ``dest``, if any."""
     try:
-        return str(json.loads((dest / PULL_RECORD).read_text(encoding="utf-8"))[key])
+        return str(loads_json((dest / PULL_RECORD).read_text(encoding="utf-8"))[key])
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.loopback import is_loopback
+from docs_mcp.redact import redact
 
 __all__ = ["DEFAULT_TAG", "OCI_SCHEME", "Reference", "check_tag", "is_oci_reference", "parse_reference"]
 
@@ -81,18 +82,25 @@ def parse_reference(text: str) -> Reference:
     """
     raw = text.strip()
     body = raw[len(OCI_SCHEME) :] if raw.startswith(OCI_SCHEME) else raw
+    shown = redact(text)  # the reference as every message quotes it: never its credentials
+    if "@" in body.split("/", 1)[0]:
+        without = ("oci://" if raw.startswith(OCI_SCHEME) else "") + "***@" + body.split("@", 1)[1]
+        raise ConfigError(
+            f"{without!r}: a reference holds no credentials; give them with --username and "
+            "--password-stdin, DOCS_MCP_REGISTRY_USERNAME/DOCS_MCP_REGISTRY_PASSWORD or docker login"
+        )
     name, at, digest = body.partition("@")
     if at and not _DIGEST.fullmatch(digest):
-        raise ConfigError(f"{text!r}: the digest must be sha256: followed by 64 lower-case hex digits")
+        raise ConfigError(f"{shown!r}: the digest must be sha256: followed by 64 lower-case hex digits")
     registry, slash, path = name.partition("/")
     if not slash or not path or not _looks_like_host(registry):
         raise ConfigError(
-            f"{text!r} does not name a registry host; write REGISTRY/REPOSITORY[:TAG] ({_EXAMPLE})"
+            f"{shown!r} does not name a registry host; write REGISTRY/REPOSITORY[:TAG] ({_EXAMPLE})"
         )
     repository, colon, tag = path.rpartition(":") if ":" in path.rsplit("/", 1)[-1] else (path, "", "")
     if not _REPOSITORY.fullmatch(repository):
         raise ConfigError(
-            f"{text!r}: repository {repository!r} must be lower-case letters, digits and separators "
+            f"{shown!r}: repository {repository!r} must be lower-case letters, digits and separators "
             f"('.', '_', '-', '/') ({_EXAMPLE})"
         )
     if colon:

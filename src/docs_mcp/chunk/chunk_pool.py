@@ -159,5 +159,15 @@ def _serve() -> None:
     out.flush()
 
 
+def _main() -> None:
+    try:
+        _serve()
+    except (EOFError, pickle.UnpicklingError, OSError, KeyboardInterrupt):
+        # The parent is gone (killed while sending, or its end of the pipes closed, or Ctrl-C reached
+        # the whole process group): nobody waits for an answer, and a traceback would only be noise
+        # on the terminal. Exit at once, without flushing into a closed pipe.
+        os._exit(1)
+
+
 if __name__ == "__main__":
-    _serve()
+    _main()

@@ -29,7 +29,7 @@ from docs_mcp.chunk.chunks import Chunk, FileSettings
 from docs_mcp.chunk.packing import pack
 from docs_mcp.chunk.pieces import Piece, Source
 from docs_mcp.chunk.rendering import PREAMBLE, Renderer, embedding_input
-from docs_mcp.chunk.sections import Scope, find_boundaries, outline
+from docs_mcp.chunk.sections import Scope, find_boundaries, outline, repeated
 from docs_mcp.chunk.split_blocks import BlockSplitter, Span
 from docs_mcp.errors import Finding
 from docs_mcp.parse.front_matter import FrontMatterValues, read_front_matter
@@ -85,7 +85,7 @@ def chunk_file(source: str, path: str, settings: FileSettings) -> ChunkedFile:
     front = read_front_matter(doc.front_matter, report) if doc.front_matter else FrontMatterValues()
     hints = collect_hints(doc, report)
     strategy, explicit = _resolve_strategy(settings, hints, front)
-    title = front.title if front.title is not None else _first_h1(doc.blocks)
+    title = repeated(front.title if front.title is not None else _first_h1(doc.blocks))
     file_scope = Scope(
         0,
         strategy.split_level,

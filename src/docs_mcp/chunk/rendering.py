@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.pieces import Piece, Source
-from docs_mcp.chunk.sections import HeadingInfo
+from docs_mcp.chunk.sections import HeadingInfo, repeated
 from docs_mcp.parse.markdown import Block, fragment_text
 
 PREAMBLE = "_preamble"
@@ -57,7 +57,7 @@ class Renderer:
     def _chunk(self, piece: Piece, chunk_id: str, ordinal: int) -> Chunk:
         source = self.source
         if piece.heading is not None:
-            heading, level = self.blocks[piece.heading].text, self.blocks[piece.heading].level
+            heading, level = repeated(self.blocks[piece.heading].text), self.blocks[piece.heading].level
             breadcrumb = self.outline[piece.heading].breadcrumb
         else:
             heading, level, breadcrumb = (self.title if piece.kind == "file" else ""), 0, ()

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from docs_mcp.chunk.slug import slugify
+from docs_mcp.limits import MAX_REPEATED_HEADING_CHARS
 from docs_mcp.parse.hints import FileHints, StrategyHint
 from docs_mcp.parse.markdown import Block
 from docs_mcp.parse.reporter import Reporter
@@ -35,6 +36,14 @@ class HeadingInfo:
     breadcrumb: tuple[str, ...]  # ancestor heading texts, outermost first
 
 
+def repeated(heading: str) -> str:
+    """``heading`` as every chunk under it repeats it: cut at ``MAX_REPEATED_HEADING_CHARS``, so a
+    huge heading costs its size once, not once per part (real headings are never cut)."""
+    if len(heading) <= MAX_REPEATED_HEADING_CHARS:
+        return heading
+    return heading[:MAX_REPEATED_HEADING_CHARS].rstrip() + "\u2026"
+
+
 def outline(blocks: Sequence[Block]) -> dict[int, HeadingInfo]:
     """Slug path and breadcrumb of every heading; duplicate slugs under one parent get -2, -3."""
     info: dict[int, HeadingInfo] = {}
@@ -48,14 +57,14 @@ def outline(blocks: Sequence[Block]) -> dict[int, HeadingInfo]:
             stack.pop()
         parent = info[stack[-1]].slugs if stack else ()
         siblings = used.setdefault(parent, set())
-        base = slug = slugify(block.text)
+        base = slug = slugify(repeated(block.text))
         suffix = last_suffix.get((parent, base), 1)
         while slug in siblings:  # also avoids a clash with a heading literally named "examples 2"
             suffix += 1
             slug = f"{base}-{suffix}"
         last_suffix[parent, base] = suffix
         siblings.add(slug)
-        info[index] = HeadingInfo((*parent, slug), tuple(blocks[i].text for i in stack))
+        info[index] = HeadingInfo((*parent, slug), tuple(repeated(blocks[i].text) for i in stack))
         stack.append(index)
     return info
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from docs_mcp import __version__
-from docs_mcp.errors import DocsMcpError, MissingExtra
+from docs_mcp.errors import DocsMcpError, MissingExtra, UsageError
 from docs_mcp.extras import install_line, missing_extra
 from docs_mcp.redact import redact
 
@@ -137,8 +137,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return _reader_gone()
-    except MissingExtra as error:
-        print(f"docs-mcp: error: {error}", file=sys.stderr)
+    except (MissingExtra, UsageError) as error:
+        print(f"docs-mcp: error: {redact(str(error))}", file=sys.stderr)
         return EXIT_USAGE
     except DocsMcpError as error:
         print(f"docs-mcp: error: {redact(str(error))}", file=sys.stderr)

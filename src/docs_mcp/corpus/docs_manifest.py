@@ -160,6 +160,8 @@ def schema_findings(data: object, path: str, text: str = "") -> list[Finding]:
         problem = (
             error.message if len(error.message) <= _MAX_PROBLEM else error.message[:_MAX_PROBLEM] + "..."
         )
+        if error.validator == "minimum" and where.endswith("max_chunk_size"):
+            problem += " (MIN_MAX_CHUNK_SIZE: smaller chunks are a few words each)"
         findings.append(
             Finding(path, 0, "error", f"{where}: {problem} (schema: {schema_at})", "invalid-manifest")
         )

@@ -23,6 +23,7 @@ from docs_mcp.corpus.docs_manifest import manifest_schema
 from docs_mcp.fix.bootstrap import ManifestDraft
 from docs_mcp.fix.layout import LANGUAGE, SCOPE, Layout
 from docs_mcp.fix.outline import FileOutline
+from docs_mcp.limits import loads_json
 
 OUTLINE_BUDGET = 24_000  # characters of outline JSON sent to the model
 EXAMPLES_PER_FOLDER = 2
@@ -119,7 +120,7 @@ def parse_answer(
     """The model's manifests by folder. Raises ``ValueError`` saying why the answer is unusable:
     not JSON, not the answer schema (a manifest breaking the manifest schema), or a folder with no draft."""
     try:
-        answer = json.loads(content)
+        answer = loads_json(content)  # a model's answer is text from outside
     except ValueError as error:
         raise ValueError(f"the answer is not JSON ({error})") from error
     problem = next(iter(jsonschema.Draft202012Validator(answer_schema()).iter_errors(answer)), None)

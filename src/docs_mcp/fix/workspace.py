@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.fix.proposal import FileChange
+from docs_mcp.limits import loads_json
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _WIDTH = 100  # JSON objects and arrays this short stay on one line
@@ -59,7 +60,8 @@ class Workspace:
         if text is None:
             return None
         try:
-            data = json.loads(text.removeprefix("\ufeff"))
+            # Depth-bounded like validate's reader: a manifest too deep to read is left as it is.
+            data = loads_json(text.removeprefix("\ufeff"))
         except ValueError:
             return None
         return data if isinstance(data, dict) else None
@@ -105,7 +107,7 @@ def _same_style(original: str | None, data: Any) -> str | None:
     if original is None:
         return None
     try:
-        parsed = json.loads(original.removeprefix("\ufeff"))
+        parsed = loads_json(original.removeprefix("\ufeff"))
     except ValueError:
         return None
     for indent in (2, 4, "\t", None):

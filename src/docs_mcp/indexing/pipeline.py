@@ -8,6 +8,7 @@ the previous index untouched and usable, and a validation error writes nothing a
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
-from docs_mcp.errors import ConfigError, Finding, ValidationFailed
+from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.indexing.rows import chunk_rows
 from docs_mcp.indexing.writer import write_index
@@ -97,6 +98,10 @@ class BuildResult:
             "seconds": round(self.seconds, 3),
             "warnings": [finding.to_dict() for finding in self.warnings],
         }
+
+
+def _disk_full(error: BaseException) -> bool:
+    return getattr(error, "errno", None) == errno.ENOSPC or "(os error 28)" in str(error)
 
 
 def build(options: BuildOptions) -> BuildResult:
@@ -176,6 +181,13 @@ def build(options: BuildOptions) -> BuildResult:
             # The default cache lives inside OUT: carry it into the new index before the swap.
             shutil.move(str(cache_dir), str(staging / CACHE_DIR_NAME))
         swap_in(staging, out)
+    except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
+        if not _disk_full(error):
+            raise
+        raise NoSpace(
+            f"{out.parent}: the disk filled up while writing the new index; the previous index at {out} "
+            "is unchanged. Free some space (or choose another --out) and build again"
+        ) from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal, cast
 
-from docs_mcp.limits import LimitExceeded, loads_json
+from docs_mcp.limits import MIN_MAX_CHUNK_SIZE, LimitExceeded, loads_json
 from docs_mcp.parse.markdown import Block, Comment, Document
 from docs_mcp.parse.reporter import Reporter, brief
 from docs_mcp.parse.strategy import CHUNK_BY_VALUES, ChunkBy, Strategy
@@ -88,6 +88,10 @@ def read_strategy_hint(
         size = values.get(key)
         if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
             problems.append(f"{key} {brief(size)} is not a positive whole number of characters")
+        elif key == "max_chunk_size" and isinstance(size, int) and size < MIN_MAX_CHUNK_SIZE:
+            problems.append(
+                f"max_chunk_size {size} is under the floor of {MIN_MAX_CHUNK_SIZE} (MIN_MAX_CHUNK_SIZE)"
+            )
     allow = values.get("allow_block_splits")
     if allow is not None and not isinstance(allow, bool):
         problems.append(f"allow_block_splits {brief(allow)} is not true or false")

@@ -7,8 +7,10 @@ only read; the row catalog is built at open and never changed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +40,29 @@ from docs_mcp.search.types import (
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
-__all__ = ["DocsIndex"]
+__all__ = ["DocsIndex", "lance_reads"]
 
 log = logging.getLogger(__name__)
 
 _SUGGEST_DEPTH = 200
+_RUST_SOURCE = re.compile(r",? ?/(?:\S*\.cargo|rustc/)\S*")  # where in LanceDB's Rust code it failed
+_MAX_CAUSE = 200
+
+
+@contextlib.contextmanager
+def lance_reads(root: Path) -> Iterator[None]:
+    """Reads of the LanceDB data under ``root``: a missing, truncated or unreadable data file (LanceDB
+    raises ``OSError``, ``RuntimeError`` or ``ValueError`` with a Rust backtrace of 600 characters) is
+    ``IndexUnavailable`` in one line, with what LanceDB said first."""
+    try:
+        yield
+    except (OSError, RuntimeError, ValueError) as error:
+        cause = _RUST_SOURCE.sub("", str(error).strip().splitlines()[0] if str(error).strip() else "")
+        cause = cause if len(cause) <= _MAX_CAUSE else cause[:_MAX_CAUSE] + "..."
+        raise IndexUnavailable(
+            f"the index at {str(root)!r} is damaged: {type(error).__name__}: {cause}; "
+            "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+        ) from error
 
 
 class DocsIndex:
@@ -100,22 +120,23 @@ class DocsIndex:
         """
         root = Path(path)
         manifest = read_manifest(root)
-        try:
-            table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
-        except Exception as error:  # LanceDB raises assorted errors for a missing/damaged table
-            raise IndexUnavailable(
-                f"the index at {str(root)!r} is damaged ({error}); "
-                "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
-            ) from error
         provider, problem = resolve_query_provider(manifest.embedding, query_embedder)
         if problem:
             log.warning("vector search disabled, searching full text only: %s", problem)
         embedder = QueryEmbedder(provider, query_timeout) if provider is not None else None
-        return cls(root, manifest, table, embedder, problem, config or SearchConfig())
+        with lance_reads(root):  # opening reads the table's rows (the catalog) and its indices
+            table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
+            return cls(root, manifest, table, embedder, problem, config or SearchConfig())
 
     # -- search ---------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchPage:
+        """One page of hits for ``request`` (see :meth:`_search`); a damaged data file is
+        ``IndexUnavailable``, one line."""
+        with lance_reads(self.path):
+            return self._search(request)
+
+    def _search(self, request: SearchRequest) -> SearchPage:
         """One page of hits for ``request``, best first, ties broken by chunk id.
 
         Facet values the query names (and the request does not set) rank their hits first
@@ -168,6 +189,11 @@ class DocsIndex:
     # -- zero-result hints ----------------------------------------------------------------------
 
     def suggest_filters(self, query: str, filters: Mapping[str, str]) -> dict[str, list[str]]:
+        """:meth:`_suggest_filters`, a damaged data file being ``IndexUnavailable``."""
+        with lance_reads(self.path):
+            return self._suggest_filters(query, filters)
+
+    def _suggest_filters(self, query: str, filters: Mapping[str, str]) -> dict[str, list[str]]:
         """Where ``query`` does match, for an empty result's hint.
 
         For each facet: the sorted values under which the query has full-text matches when that
@@ -225,6 +251,8 @@ class DocsIndex:
             hint = f"; did you mean: {', '.join(close)}" if close else "; search_docs returns valid ids"
             raise ChunkNotFound(f"no chunk with id {chunk_id!r}{hint}", chunk_id, close)
         ids = self._catalog.window(chunk_id, context)
-        taken = self._table.take_row_ids(self._catalog.row_ids_of(ids))
-        markdown = dict(zip(*taken.select(["id", "markdown"]).to_arrow().to_pydict().values(), strict=True))
+        with lance_reads(self.path):
+            taken = self._table.take_row_ids(self._catalog.row_ids_of(ids))
+            rows = taken.select(["id", "markdown"]).to_arrow().to_pydict().values()
+        markdown = dict(zip(*rows, strict=True))
         return SectionWindow(chunk_id, self._catalog.sections(ids, markdown=[markdown[cid] for cid in ids]))

@@ -23,6 +23,7 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.cursor import CursorCodec, cursor_key
@@ -132,16 +133,20 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
         else LiveIndex(served_index(index, key if key is not None else cursor_key()))
     )
 
+    # Index work runs in threads, at most MAX_CONCURRENT_INDEX_CALLS at once (each holds LanceDB's
+    # files open; two cores run no more than a few), the rest waiting their turn on the event loop.
+    index_calls = anyio.CapacityLimiter(MAX_CONCURRENT_INDEX_CALLS)
+
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # acquire() may reopen a rebuilt index: never on the event loop.
-        return (await anyio.to_thread.run_sync(live.acquire)).listing
+        return (await anyio.to_thread.run_sync(live.acquire, limiter=index_calls)).listing
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        return await _call_tool(live, params)
+        return await _call_tool(live, params, index_calls)
 
     server: Server[Any] = Server(
         SERVER_NAME,
@@ -153,13 +158,13 @@ def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | Non
         get_tool_input_schema=lambda name: (
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
-        **_resource_handlers(live),
+        **_resource_handlers(live, index_calls),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
 
 
-def _resource_handlers(live: LiveIndex[ServedIndex]) -> dict[str, Any]:
+def _resource_handlers(live: LiveIndex[ServedIndex], index_calls: anyio.CapacityLimiter) -> dict[str, Any]:
     """The resource handlers, when the served index marks any facet value ``mcp_resource``; none
     otherwise, so the server does not offer resources. Decided when the server is made: an index
     swapped in later that marks values the first one did not is served without resources until a
@@ -171,7 +176,9 @@ def _resource_handlers(live: LiveIndex[ServedIndex]) -> dict[str, Any]:
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
-        return await anyio.to_thread.run_sync(lambda: live.call(lambda s: s.resources.list(cursor)))
+        return await anyio.to_thread.run_sync(
+            lambda: live.call(lambda s: s.resources.list(cursor)), limiter=index_calls
+        )
 
     async def list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -181,7 +188,9 @@ def _resource_handlers(live: LiveIndex[ServedIndex]) -> dict[str, Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await anyio.to_thread.run_sync(lambda: live.call(lambda s: s.resources.read(params.uri)))
+        return await anyio.to_thread.run_sync(
+            lambda: live.call(lambda s: s.resources.read(params.uri)), limiter=index_calls
+        )
 
     return {
         "on_list_resources": list_resources,
@@ -191,7 +200,7 @@ def _resource_handlers(live: LiveIndex[ServedIndex]) -> dict[str, Any]:
 
 
 async def _call_tool(
-    live: LiveIndex[ServedIndex], params: types.CallToolRequestParams
+    live: LiveIndex[ServedIndex], params: types.CallToolRequestParams, index_calls: anyio.CapacityLimiter
 ) -> types.CallToolResult:
     """Run one tool call on the index the request acquires; a tool failure is an ``isError`` result."""
     names = live.current.entries
@@ -208,7 +217,7 @@ async def _call_tool(
 
     try:
         # The index is synchronous (LanceDB): keep it off the event loop.
-        result, text = await anyio.to_thread.run_sync(live.call, run)
+        result, text = await anyio.to_thread.run_sync(live.call, run, limiter=index_calls)
     except DocsMcpError as error:
         return _error_result(str(error))
     except Exception:

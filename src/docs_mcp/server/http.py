@@ -10,6 +10,7 @@ interchangeable.
 from __future__ import annotations
 
 import contextlib
+import errno
 import signal
 import socket
 import threading
@@ -25,8 +26,10 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from docs_mcp import __version__
+from docs_mcp.errors import DocsMcpError, UsageError
 from docs_mcp.loopback import LOOPBACK_HOSTS, is_loopback
 from docs_mcp.server.auth import auth_gate
+from docs_mcp.server.http_connections import connection_limit, protocol
 from docs_mcp.server.http_guard import McpGuard
 from docs_mcp.server.options import HttpOptions
 from docs_mcp.server.page import page_routes
@@ -124,11 +127,32 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _bound(host: str, port: int) -> socket.socket:
+    """:func:`bind_socket`, its failures as one-line errors naming the flag (``--host``, ``--port``)."""
+    try:
+        return bind_socket(host, port)
+    except socket.gaierror as error:
+        raise UsageError(
+            f"--host {host!r} is not an address of this machine ({error.strerror}); "
+            "use 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)"
+        ) from None
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise DocsMcpError(
+                f"port {port} on {host} is in use; stop what listens there, or choose another --port "
+                "(0 picks a free one)"
+            ) from None
+        raise UsageError(
+            f"cannot listen on {host}:{port} ({error.strerror}); check --host and --port"
+        ) from None
+
+
 def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Callable[[str], None]) -> None:
     """Blocking: serve ``server`` over HTTP until SIGTERM/SIGINT; ``on_listening`` gets the MCP URL."""
-    sock = bind_socket(options.host, options.port)
+    sock = _bound(options.host, options.port)
     bound_port = sock.getsockname()[1]
     shown_host = f"[{options.host}]" if ":" in options.host else options.host
+    max_connections = connection_limit(options.max_connections)
     config = uvicorn.Config(
         create_http_app(server, options),
         log_level="warning",
@@ -139,6 +163,11 @@ def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Calla
         server_header=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # Connections: a cap that evicts the longest-idle, a deadline for each request head
+        # (http_connections), uvicorn's idle keep-alive timeout, and its 503 past the cap as a backstop.
+        http=protocol(max_connections, options.header_timeout),
+        timeout_keep_alive=5,
+        limit_concurrency=max_connections + 8,
     )
     uv_server = _GracefulServer(config)
     with sock, _graceful_signals(uv_server):

@@ -13,17 +13,17 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mcp_types import INVALID_REQUEST
 from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from docs_mcp.server.protocol import check_message
+from docs_mcp.server.protocol import Rejection, check_message, encode_json_text
 
 __all__ = ["McpGuard", "host_allowed", "origin_allowed"]
 
@@ -89,8 +89,12 @@ def origin_allowed(header: str | None, allowed: Sequence[str]) -> bool:
 
 
 def _json_rpc_error(status: int, code: int, message: str, headers: dict[str, str] | None = None) -> Response:
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
-    return Response(json.dumps(body), status, headers=headers, media_type="application/json")
+    return _json_rpc_response(Rejection(code, message), status, headers)
+
+
+def _json_rpc_response(rejection: Rejection, status: int, headers: dict[str, str] | None = None) -> Response:
+    body = encode_json_text(rejection.to_json())
+    return Response(body, status, headers=headers, media_type="application/json")
 
 
 class McpGuard:
@@ -124,14 +128,15 @@ class McpGuard:
             return
         body, more = await _read_body(receive, self._max_body)
         if body is None:
-            await Response("Request body too large", 413)(scope, receive, send)
+            message = (
+                f"Invalid Request: request body over {self._max_body:,} bytes; send one JSON-RPC message"
+            )
+            await _json_rpc_error(413, INVALID_REQUEST, message)(scope, receive, send)
             return
         rejection = check_message(body)
         if rejection is not None:
-            if rejection.answer:
-                response = Response(rejection.to_json(), 400, media_type="application/json")
-            else:
-                response = Response(status_code=202)  # a notification: never answered
+            # A notification is never answered.
+            response = _json_rpc_response(rejection, 400) if rejection.answer else Response(status_code=202)
             await response(scope, receive, send)
             return
         await self._app(scope, _replay(body, more, receive), send)

@@ -3,12 +3,13 @@
 Each library is opened like a single index: a folder is watched and reopened when rebuilt; an
 ``oci://`` reference is pulled through the cache and, with a refresh interval, its tag is polled by its
 own thread, so one registry failing to answer leaves every other index (and its own current one)
-serving. The cache is shared: a refresh removes only unpacked indexes no library is serving.
+serving. The cache is shared: each library holds a lease on the indexes it serves
+(:mod:`docs_mcp.artifact.index_lease`, a lock per open file, so libraries of one process hold them
+apart like processes do), and a refresh removes only unpacked indexes nobody holds.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -29,29 +30,6 @@ from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 __all__ = ["ReadyHub", "open_hub", "serve_hub"]
 
 _OPENING_AT_ONCE = 4
-
-
-class _InUse:
-    """The unpacked cache folders each library serves (current and previous), so that one library's
-    refresh never removes another's."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._paths: dict[str, set[Path]] = {}
-
-    def keep(self, label: str, paths: set[Path]) -> set[Path]:
-        with self._lock:
-            self._paths[label] = set(paths)
-            return set().union(*self._paths.values())
-
-
-class _SharedCacheSource(RegistrySource):
-    def __init__(self, label: str, in_use: _InUse, reference: str, **options: Any) -> None:
-        super().__init__(reference, **options)
-        self._label, self._in_use = label, in_use
-
-    def forget(self, keep: set[Path]) -> None:
-        super().forget(self._in_use.keep(self._label, keep))
 
 
 @dataclass
@@ -84,7 +62,6 @@ def open_hub(
     started = time.perf_counter()
     signing_key = key if key is not None else cursor_key()
     health: dict[str, Any] = {}
-    in_use = _InUse()
     libraries: list[Library] = []
     followers: list[Callable[[], Callable[[], None]]] = []
     stops: list[Callable[[], None]] = []
@@ -104,13 +81,10 @@ def open_hub(
         if not spec.reference.startswith(OCI_SCHEME):
             live = LiveIndex.open(Path(spec.reference), opener, watch=True, on_swap=refresh_health)
             return _library(spec, live, spec.reference, None), None
-        source = _SharedCacheSource(
-            label, in_use, spec.reference, cache_dir=options.cache_dir, insecure=options.insecure
-        )
+        source = RegistrySource(spec.reference, cache_dir=options.cache_dir, insecure=options.insecure)
         if options.refresh_interval is not None and source.reference.digest:
             raise ConfigError(f"--index {label}: --refresh-interval follows a tag; this one is a digest")
         pulled = source.start()
-        in_use.keep(label, {pulled.path})
         live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
         library = _library(spec, live, spec.reference, pulled.digest)
         if options.refresh_interval is None:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from docs_mcp.errors import DocsMcpError
+from docs_mcp.errors import DocsMcpError, IndexUnavailable
 from docs_mcp.store.index_manifest import MANIFEST_FILE
 
 logger = logging.getLogger(__name__)
@@ -149,21 +149,25 @@ class LiveIndex(Generic[State]):
             self._on_swap(state, path)
 
     def call(self, run: Callable[[State], Result]) -> Result:
-        """``run(state)`` on the state this request acquires. When it fails with anything but a
-        ``DocsMcpError`` (a LanceDB read error) and the watched folder has been rebuilt since, it
-        runs once more on the reopened index: its files were deleted under it mid-request."""
+        """``run(state)`` on the state this request acquires. When it fails with a LanceDB read
+        error (``IndexUnavailable`` from ``search.index.lance_reads``, or anything but another
+        ``DocsMcpError``) and the watched folder has been rebuilt since, it runs once more on the
+        reopened index: its files were deleted under it mid-request."""
         state = self.acquire()
         try:
             return run(state)
-        except DocsMcpError:
-            raise
-        except Exception:
-            if not self._watch:
+        except DocsMcpError as error:
+            if not isinstance(error, IndexUnavailable):
                 raise
-            retried = self.acquire()
-            if retried is state:
-                raise
-            logger.info(
-                "a request failed while %s was being replaced; answered from the new index", self._path
-            )
-            return run(retried)
+            return self._retry(state, run, error)
+        except Exception as error:
+            return self._retry(state, run, error)
+
+    def _retry(self, state: State, run: Callable[[State], Result], error: Exception) -> Result:
+        if not self._watch:
+            raise error
+        retried = self.acquire()
+        if retried is state:
+            raise error
+        logger.info("a request failed while %s was being replaced; answered from the new index", self._path)
+        return run(retried)

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from docs_mcp.limits import HTTP_HEADER_TIMEOUT_SECONDS, MAX_HTTP_CONNECTIONS
+
 if TYPE_CHECKING:
     from docs_mcp.server.auth import AuthOptions
 
@@ -18,6 +20,7 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_PORT",
+    "MIN_REFRESH_INTERVAL",
     "OCI_SCHEME",
     "HttpOptions",
     "RegistryOptions",
@@ -28,6 +31,7 @@ Transport = Literal["stdio", "http"]
 OCI_SCHEME = "oci://"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MIN_REFRESH_INTERVAL = 0.1  # seconds: a registry polled faster gains nothing (nan polled ~300 times a second)
 DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
 
 
@@ -42,6 +46,8 @@ class HttpOptions:
     allowed_hosts: Sequence[str] = ()
     allowed_origins: Sequence[str] = ()
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
+    max_connections: int = MAX_HTTP_CONNECTIONS
+    header_timeout: float = HTTP_HEADER_TIMEOUT_SECONDS
     page: bool = True  # the search page at / (docs_mcp.server.page)
     health: dict[str, Any] = field(default_factory=dict)
     auth: AuthOptions | None = None

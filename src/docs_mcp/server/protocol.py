@@ -39,7 +39,7 @@ from pydantic import BaseModel, ValidationError
 
 from docs_mcp.limits import MAX_JSON_DEPTH, LimitExceeded, json_depth_error, loads_json
 
-__all__ = ["NameInvalidParams", "Rejection", "check_message", "describe_validation_error"]
+__all__ = ["NameInvalidParams", "Rejection", "check_message", "describe_validation_error", "encode_json_text"]
 
 _MAX_FIELDS = 5  # fields named in one error's data
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]", re.IGNORECASE)
@@ -60,6 +60,13 @@ class Rejection:
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def encode_json_text(text: str) -> bytes:
+    """``text``, a serialised JSON message, as UTF-8 bytes that never fail to encode: a lone UTF-16
+    surrogate (which can only stand inside a JSON string) becomes its ``\\ud800`` escape, the same
+    string to any JSON reader. Every reply on either transport is written through this."""
+    return text.encode("utf-8", "backslashreplace")
 
 
 def check_message(text: str | bytes) -> Rejection | None:
@@ -95,9 +102,16 @@ def _kind(value: object) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
+def _has_surrogate(value: str) -> bool:
+    return any(0xD800 <= ord(char) <= 0xDFFF for char in value)
+
+
 def _valid_id(raw: dict[str, Any]) -> str | int | None:
+    """The request's id when it can be echoed: a string or integer, and no lone surrogate (no text)."""
     value = raw.get("id")
-    return value if isinstance(value, str | int) and not isinstance(value, bool) else None
+    if isinstance(value, str):
+        return None if _has_surrogate(value) else value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _check_envelope(raw: object) -> Rejection | None:
@@ -134,6 +148,9 @@ def _check_envelope(raw: object) -> Rejection | None:
             f'Invalid Request: "method" must be a string, got {_kind(raw["method"])}',
             request_id,
         )
+    if isinstance(raw.get("id"), str) and request_id is None:
+        message = 'Invalid Request: "id" holds a lone UTF-16 surrogate; send valid Unicode text'
+        return Rejection(INVALID_REQUEST, message)
     if "id" in raw and request_id is None:
         return Rejection(
             INVALID_REQUEST, f'Invalid Request: "id" must be a string or an integer, got {_kind(raw["id"])}'
@@ -161,7 +178,7 @@ def _check_text(raw: dict[str, Any], text: str) -> Rejection | None:
     if not _SURROGATE_ESCAPE.search(text):
         return None
     for where, value in _strings(raw):
-        if any(0xD800 <= ord(char) <= 0xDFFF for char in value):
+        if _has_surrogate(value):
             return Rejection(
                 INVALID_REQUEST,
                 f"Invalid Request: {where or 'a key'} holds a lone UTF-16 surrogate; send valid Unicode text",

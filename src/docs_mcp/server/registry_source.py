@@ -4,8 +4,13 @@ Each artifact is unpacked into the cache under its manifest digest (``CACHE/inde
 opened from there: a new digest gets a new folder, so swapping never touches the folder requests in
 flight are reading. With a refresh interval a background thread polls the tag (one ``HEAD``); when it
 moves, the new digest is pulled, opened and warmed, then swapped in between requests. A failed poll
-or pull is logged and the current index keeps serving. Indexes two swaps old are removed, folder and
-layer blob.
+or pull is logged and the current index keeps serving.
+
+Servers share the cache: each holds a lease (a shared lock, :mod:`docs_mcp.artifact.index_lease`) on
+every index it serves or is pulling, from before its folder is checked until it is two swaps old.
+Clean-up after a swap removes only indexes that no process holds and no tag record points at (each
+tag's offline fallback), with their layer blobs unless another index left has the same layer, so any
+number of servers following any tags on one cache never remove each other's folders.
 
 A start needs the registry only for what the cache cannot answer: a reference pinned to a digest
 whose index the cache already unpacked (and verified when it pulled it) is opened without a request,
@@ -26,8 +31,9 @@ from typing import Any
 
 from docs_mcp.artifact import Credentials, Reference, parse_reference, pull, resolve
 from docs_mcp.artifact.blob_cache import BlobCache, default_cache_dir
+from docs_mcp.artifact.index_lease import IndexLease, exclusive
 from docs_mcp.artifact.pulling import recorded_digest
-from docs_mcp.errors import DocsMcpError, RegistryUnreachable
+from docs_mcp.errors import DocsMcpError, RegistryUnreachable, UsageError
 from docs_mcp.server.live import LiveIndex
 
 logger = logging.getLogger(__name__)
@@ -35,11 +41,13 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class PulledIndex:
-    """An index pulled for serving: the pinned reference and the folder it was unpacked into."""
+    """An index pulled for serving: the pinned reference, the folder it was unpacked into, and the
+    lease that keeps other processes' clean-up off it while it is served."""
 
     reference: Reference
     digest: str
     path: Path
+    lease: IndexLease
 
 
 class RegistrySource:
@@ -55,6 +63,16 @@ class RegistrySource:
     ) -> None:
         self.reference = parse_reference(reference)
         self._cache = BlobCache(cache_dir or default_cache_dir())
+        try:
+            self._cache.root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UsageError(f"--cache-dir {self._cache.root} is a file; give a folder") from None
+        except OSError as error:
+            if not self._cache.root.is_dir():
+                raise UsageError(
+                    f"--cache-dir {self._cache.root} cannot be made ({error.strerror}); give a folder "
+                    "docs-mcp can write"
+                ) from None
         self._insecure = insecure
         self._credentials = credentials
 
@@ -64,16 +82,21 @@ class RegistrySource:
         digest = digest or self.current_digest()
         pinned = self.reference.pinned(digest)
         path = self._cache.index_dir(digest)
-        if recorded_digest(path) != digest:  # a digest names immutable content: unpacked once is enough
-            pull(
-                pinned,
-                path,
-                cache_dir=self._cache.root,
-                credentials=self._credentials,
-                insecure=self._insecure,
-            )
+        lease = self._cache.lease(digest)  # before the folder is looked at: nobody removes it from here on
+        try:
+            if recorded_digest(path) != digest:  # a digest names immutable content: unpacked once is enough
+                pull(
+                    pinned,
+                    path,
+                    cache_dir=self._cache.root,
+                    credentials=self._credentials,
+                    insecure=self._insecure,
+                )
+        except BaseException:
+            lease.release()
+            raise
         self._remember(digest)
-        return PulledIndex(pinned, digest, path)
+        return PulledIndex(pinned, digest, path, lease)
 
     def start(self) -> PulledIndex:
         """The index to start serving: :meth:`fetch`, or, when the registry cannot be reached, the
@@ -82,7 +105,11 @@ class RegistrySource:
             return self.fetch()
         except RegistryUnreachable as error:
             last = self._cache.last_digest(str(self.reference))
-            if last is None or recorded_digest(self._cache.index_dir(last)) != last:
+            if last is None:
+                raise
+            lease = self._cache.lease(last)
+            if recorded_digest(self._cache.index_dir(last)) != last:
+                lease.release()
                 raise
             logger.warning(
                 "%s: the registry cannot be reached (%s); serving the cached %s it last pointed at",
@@ -90,7 +117,7 @@ class RegistrySource:
                 error,
                 last,
             )
-            return PulledIndex(self.reference.pinned(last), last, self._cache.index_dir(last))
+            return PulledIndex(self.reference.pinned(last), last, self._cache.index_dir(last), lease)
 
     def current_digest(self) -> str:
         """The digest the reference points at now (the digest itself for a pinned reference)."""
@@ -107,18 +134,45 @@ class RegistrySource:
         except OSError as error:  # a read-only cache still serves; it only cannot fall back later
             logger.warning("could not record %s's digest in the cache: %s", self.reference, error)
 
-    def forget(self, keep: set[Path]) -> None:
-        """Remove unpacked indexes of this cache not in ``keep`` (older swaps), and their layer blobs
-        unless a kept index has the same layer: a server following a tag for months keeps a cache of
-        two indexes, not one per push."""
+    def forget(self) -> None:
+        """Remove the unpacked indexes of this cache that no process holds a lease on and no tag
+        record points at, and their layer blobs unless an index left has the same layer: servers
+        following tags for months keep a cache of the indexes they serve, not one per push."""
         folder = self._cache.root / "indexes"
-        kept_layers = {recorded_digest(path, "layer") for path in keep}
-        for entry in folder.iterdir() if folder.is_dir() else ():
-            if entry.is_dir() and entry not in keep and not entry.name.startswith("."):
-                layer = recorded_digest(entry, "layer")
-                shutil.rmtree(entry, ignore_errors=True)
-                if layer is not None and layer not in kept_layers:
-                    self._cache.blob_path(layer).unlink(missing_ok=True)
+        entries = (
+            [e for e in folder.iterdir() if e.is_dir() and not e.name.startswith(".")]
+            if folder.is_dir()
+            else []
+        )
+        tagged = {digest.partition(":")[2] for digest in self._cache.tagged_digests()}
+        removed_layers: set[str] = set()
+        for entry in entries:
+            if entry.name in tagged:
+                continue
+            with exclusive(self._cache.lease_file(entry)) as alone:
+                if alone:
+                    layer = recorded_digest(entry, "layer")
+                    shutil.rmtree(entry, ignore_errors=True)
+                    if layer is not None:
+                        removed_layers.add(layer)
+        left_layers = {recorded_digest(entry, "layer") for entry in entries if entry.is_dir()}
+        for layer in removed_layers - left_layers:
+            self._cache.blob_path(layer).unlink(missing_ok=True)
+
+
+@dataclass
+class _Served:
+    current: PulledIndex
+    previous: PulledIndex | None = None
+
+
+def _refresh_failed(source: RegistrySource, current: PulledIndex, error: Exception) -> None:
+    if isinstance(error, DocsMcpError):
+        logger.warning("refresh of %s failed; still serving %s: %s", source.reference, current.digest, error)
+    else:
+        logger.error(
+            "refresh of %s failed; still serving %s", source.reference, current.digest, exc_info=error
+        )
 
 
 def follow(
@@ -131,33 +185,30 @@ def follow(
     """Start polling ``source`` every ``interval`` seconds in a daemon thread, swapping ``live`` to
     each new digest; returns the function that stops it (waiting for the thread)."""
     stop = threading.Event()
-    state = {"current": current, "previous": current}
+    served = _Served(current)
 
     def poll() -> None:
         while not stop.wait(interval):
             try:
                 digest = source.current_digest()
-                if digest == state["current"].digest:
+                if digest == served.current.digest:
                     continue
                 pulled = source.fetch(digest)
+            except Exception as error:  # a bug must not stop the refreshes, nor the serving
+                _refresh_failed(source, served.current, error)
+                continue
+            try:
                 live.replace(pulled.path)
-            except DocsMcpError as error:
-                logger.warning(
-                    "refresh of %s failed; still serving %s: %s",
-                    source.reference,
-                    state["current"].digest,
-                    error,
-                )
+            except Exception as error:
+                pulled.lease.release()
+                _refresh_failed(source, served.current, error)
                 continue
-            except Exception:  # a bug must not stop the refreshes, nor the serving
-                logger.exception(
-                    "refresh of %s failed; still serving %s", source.reference, state["current"].digest
-                )
-                continue
-            state["previous"], state["current"] = state["current"], pulled
-            on_swap(pulled)
             # The previous folder may still serve requests that started before the swap; older ones not.
-            source.forget({state["current"].path, state["previous"].path})
+            if served.previous is not None:
+                served.previous.lease.release()
+            served.previous, served.current = served.current, pulled
+            on_swap(pulled)
+            source.forget()
 
     thread = threading.Thread(target=poll, name="docs-mcp-refresh", daemon=True)
     thread.start()

@@ -10,13 +10,17 @@ so serving over stdio never loads this package's HTTP module.
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from docs_mcp.errors import ConfigError
+from docs_mcp.errors import ConfigError, UsageError
+from docs_mcp.redact import redact
 from docs_mcp.server.options import (
+    MIN_REFRESH_INTERVAL,
     OCI_SCHEME,
     HttpOptions,
     RegistryOptions,
@@ -28,6 +32,7 @@ if TYPE_CHECKING:
     from docs_mcp.server.app import ReadyServer, ServedIndex
 
 __all__ = ["serve"]
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 
 
 def serve(
@@ -51,6 +56,14 @@ def serve(
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
     """
+    options = registry or RegistryOptions()
+    if options.refresh_interval is not None and not (
+        math.isfinite(options.refresh_interval) and options.refresh_interval >= MIN_REFRESH_INTERVAL
+    ):
+        raise UsageError(
+            f"--refresh-interval {options.refresh_interval:g} is not a number of seconds of at least "
+            f"{MIN_REFRESH_INTERVAL:g}"
+        )
     if not isinstance(index, (str, Path)):
         from docs_mcp.server.library import parse_index_specs
 
@@ -61,7 +74,10 @@ def serve(
             serve_hub(specs, transport=transport, http=http, announce=announce, registry=registry)
             return
         index = specs[0].reference
-    options = registry or RegistryOptions()
+    if _URL_SCHEME.match(str(index)) and not str(index).startswith(OCI_SCHEME):
+        raise UsageError(
+            f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
+        )
     health: dict[str, Any] = {}
     if str(index).startswith(OCI_SCHEME):
         ready, stop_following = _from_registry(str(index), options, health, announce)
@@ -125,8 +141,6 @@ def _from_registry(
     """Pull, open and (with a refresh interval) follow ``reference``."""
     from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 
-    if options.refresh_interval is not None and options.refresh_interval <= 0:
-        raise ConfigError(f"--refresh-interval must be positive (got {options.refresh_interval:g})")
     source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
     if options.refresh_interval is not None and source.reference.digest:
         raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")

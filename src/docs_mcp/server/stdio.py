@@ -39,7 +39,7 @@ from mcp.server.stdio import stdio_server
 from mcp_types import INVALID_REQUEST
 
 from docs_mcp.limits import MAX_MESSAGE_BYTES
-from docs_mcp.server.protocol import Rejection, check_message
+from docs_mcp.server.protocol import Rejection, check_message, encode_json_text
 from docs_mcp.server.signals import cancel_on_signals
 
 # Library versions this replacement was measured against (see tests/test_replacements.py).
@@ -161,7 +161,7 @@ class NonBlockingWriter:
 
     async def write(self, text: str) -> int:
         """Write all of ``text``; concurrent writes never interleave (each is one message)."""
-        data = memoryview(text.encode("utf-8"))
+        data = memoryview(encode_json_text(text))
         async with self._lock:
             while data:
                 data = data[await self._write_some(data) :]

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
+from docs_mcp.limits import loads_json
 
 __all__ = [
     "FORMAT_VERSION",
@@ -145,7 +146,7 @@ class IndexManifest:
         """Parse a manifest. Raises ``IndexUnavailable`` when malformed, ``IndexCompatibilityError`` when
         its format version is not one this docs-mcp reads."""
         try:
-            data = json.loads(text)
+            data = loads_json(text)  # depth-bounded: an edited manifest is an error, not a RecursionError
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             version = data["format_version"]
@@ -164,10 +165,10 @@ class IndexManifest:
             return cls(
                 format_version=int(version),
                 docs_mcp_version=str(data["docs_mcp_version"]),
-                description=data.get("description"),
-                instructions=data.get("instructions"),
+                description=_text_or_none(data.get("description"), "description"),
+                instructions=_text_or_none(data.get("instructions"), "instructions"),
                 facets={
-                    str(k): [str(v) for v in values]
+                    str(k): _string_list(values, f"facets.{k}")
                     for k, values in _mapping(data["facets"], "facets").items()
                 },
                 embedding=(
@@ -191,7 +192,7 @@ class IndexManifest:
             )
         except IndexCompatibilityError:
             raise
-        except (ValueError, KeyError, TypeError) as error:
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise IndexUnavailable(
                 f"{where} is corrupt ({error}); rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
             ) from error
@@ -201,6 +202,18 @@ def _mapping(value: object, what: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"{what} is not an object")
     return value
+
+
+def _text_or_none(value: object, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{what} is not text")
+    return value
+
+
+def _string_list(value: object, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError(f"{what} is not a list of strings")
+    return [str(item) for item in value]
 
 
 def _strings(value: object) -> bool:

@@ -7,6 +7,7 @@ so a container is configured by ``-e`` alone: see ``_EPILOG``.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -16,7 +17,7 @@ from types import FrameType
 from typing import Any
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
+from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT, MIN_REFRESH_INTERVAL
 
 TRANSPORTS = ("stdio", "http")
 
@@ -65,9 +66,10 @@ def _seconds(value: str) -> float:
         seconds = float(value)
     except ValueError:
         seconds = -1.0
-    if seconds <= 0:
+    if not (math.isfinite(seconds) and seconds >= MIN_REFRESH_INTERVAL):  # nan and inf are floats too
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a number of seconds above 0 (--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
+            f"{value!r} is not a number of seconds of at least {MIN_REFRESH_INTERVAL:g} "
+            "(--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
         )
     return seconds
 
