@@ -34,7 +34,7 @@ def test_facet_descriptions_tell_the_agent_to_set_the_language() -> None:
 
 def test_facets_without_values_or_with_reserved_names_are_not_arguments() -> None:
     schema = search_input_schema({"empty": [], "limit": ["1"], "query": ["x"]})
-    assert list(schema["properties"]) == ["query", "limit", "cursor"]
+    assert list(schema["properties"]) == ["query", "limit", "cursor", "max_tokens"]
     assert schema["properties"]["limit"]["type"] == "integer"
 
 

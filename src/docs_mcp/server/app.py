@@ -25,14 +25,14 @@ from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
-from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.tools import Answer, DocsTools
 
 __all__ = [
     "SERVER_NAME",
@@ -56,8 +56,7 @@ _READ_ONLY = types.ToolAnnotations(
 @dataclass(frozen=True)
 class _ToolEntry:
     tool: types.Tool
-    run: Callable[[dict[str, Any] | None], dict[str, Any]]
-    render: Callable[[dict[str, Any]], str]
+    run: Callable[[dict[str, Any] | None], Answer]  # the structured result and its text
 
 
 def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
@@ -79,8 +78,8 @@ def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEnt
         annotations=_READ_ONLY,
     )
     return {
-        SEARCH_TOOL: _ToolEntry(search, tools.search_docs, render_search),
-        GET_TOOL: _ToolEntry(get, tools.get_doc, render_get),
+        SEARCH_TOOL: _ToolEntry(search, tools.search_docs),
+        GET_TOOL: _ToolEntry(get, tools.get_doc),
     }
 
 
@@ -100,11 +99,12 @@ class ServedIndex:
     resources: DocsResources
 
 
-def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
-    """The tools, listing and instructions of ``index``, with cursors signed by ``key``."""
+def served_index(index: DocsIndex, key: bytes, max_tokens: int = MAX_TOKENS_DEFAULT) -> ServedIndex:
+    """The tools, listing and instructions of ``index``, with cursors signed by ``key`` and answers
+    of at most ``max_tokens`` unless a call asks for another budget."""
     manifest = index.manifest
     codec = CursorCodec(key, index.identity)
-    tools = DocsTools(index, codec)
+    tools = DocsTools(index, codec, max_tokens)
     entries = build_tools(tools, manifest.description)
     instructions = server_instructions(
         manifest.description,
@@ -117,19 +117,25 @@ def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
     return ServedIndex(index, tools, entries, listing, instructions, DocsResources(index, codec))
 
 
-def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | None = None) -> Server[Any]:
+def create_server(
+    index: DocsIndex | LiveIndex[ServedIndex],
+    *,
+    key: bytes | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+) -> Server[Any]:
     """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``, and listing and reading
     its ``mcp_resource`` sections as resources when its taxonomy marks any (:mod:`.resources`).
 
     ``index`` is one opened index, or a :class:`LiveIndex` whose index may be swapped between
     requests (each request finishes on the index it started with). ``key`` signs the pagination
     cursors of a single index; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is generated
-    (see :func:`docs_mcp.server.cursor.cursor_key`). A ``LiveIndex`` brings its own.
+    (see :func:`docs_mcp.server.cursor.cursor_key`); ``max_tokens`` is the default answer budget. A
+    ``LiveIndex`` brings its own of both.
     """
     live = (
         index
         if isinstance(index, LiveIndex)
-        else LiveIndex(served_index(index, key if key is not None else cursor_key()))
+        else LiveIndex(served_index(index, key if key is not None else cursor_key(), max_tokens))
     )
 
     async def list_tools(
@@ -201,10 +207,8 @@ async def _call_tool(
             message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
         )
 
-    def run(served: ServedIndex) -> tuple[dict[str, Any], str]:
-        entry = served.entries[params.name]
-        result = entry.run(params.arguments)
-        return result, entry.render(result)
+    def run(served: ServedIndex) -> Answer:
+        return served.entries[params.name].run(params.arguments)
 
     try:
         # The index is synchronous (LanceDB): keep it off the event loop.
@@ -243,11 +247,12 @@ def open_server(
     key: bytes | None = None,
     watch: bool = False,
     on_swap: Callable[[ServedIndex, Path], None] | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
 ) -> ReadyServer:
     """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
 
     ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
-    ``on_swap`` runs after each swap.
+    ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
@@ -265,7 +270,7 @@ def open_server(
 
     live = LiveIndex.open(
         Path(index_path),
-        lambda path: served_index(open_warm(path), signing_key),
+        lambda path: served_index(open_warm(path), signing_key, max_tokens),
         watch=watch,
         on_swap=swapped,
     )
