@@ -219,7 +219,7 @@ async def test_an_unknown_chunk_id_points_to_search_docs_and_close_ids(client: C
         ("get_doc", {"chunk_id": "a.md", "context": 9}, "context=9 is out of range"),
         ("get_doc", {"id": "a.md"}, "unknown argument 'id'"),
         ("get_doc", {"context": 1}, "missing required argument 'chunk_id' (or pass 'cursor')"),
-        ("search_docs", {"query": "x", "max_tokens": 100}, "max_tokens=100 is out of range"),
+        ("search_docs", {"query": "x", "max_tokens": 999}, "max_tokens=999 is out of range"),
         ("get_doc", {"chunk_id": "a.md", "max_tokens": 20001}, "max_tokens=20001 is out of range"),
     ],
 )

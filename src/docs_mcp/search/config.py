@@ -14,7 +14,7 @@ __all__ = ["SearchConfig"]
 
 
 # See SearchConfig.vector_floors.
-VECTOR_FLOORS: dict[str, float] = {"all-MiniLM-L6-v2": 0.0}
+VECTOR_FLOORS: dict[str, float] = {"all-MiniLM-L6-v2": 0.36}
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ def fit_window(
         return fits(answer(Window([chunks[requested]], start, end)), render, max_tokens)
 
     best: int | None = None
-    for boundaries in split_points(markdown, start):
+    reach = budget_bytes(max_tokens)  # a character is at least a byte
+    for boundaries in split_points(markdown, start, reach):
         found = _last_fitting(boundaries, ends_fit)
         if found is not None:
             end = boundaries[found]
@@ -97,7 +98,7 @@ def fit_window(
             if best is None or (end - start) > 2 * (best - start):
                 best = end
     if best is None:
-        best = largest_fitting(start + 1, len(markdown), ends_fit)
+        best = largest_fitting(start + 1, min(len(markdown), start + reach), ends_fit)
     if best is None:
         raise BudgetTooSmall(
             f"max_tokens={max_tokens} is too small to hold any of this section: pass a larger max_tokens."

@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 BYTES_PER_TOKEN = 3
-MAX_TOKENS_MIN, MAX_TOKENS_MAX = 500, 20_000
+MAX_TOKENS_MIN, MAX_TOKENS_MAX = 1_000, 20_000
 MAX_TOKENS_DEFAULT = 8_000
 MAX_TOKENS_ENV = "DOCS_MCP_MAX_TOKENS"
 # The JSON-RPC envelope ({"jsonrpc":"2.0","id":...,"result":{... "isError":false}}) and the SSE
@@ -52,6 +52,7 @@ ENVELOPE_BYTES = 160
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPACE = re.compile(r"\s+")
+_LINE_BREAK = re.compile(r"\n")
 
 
 def estimate_tokens(size: int) -> int:
@@ -90,15 +91,16 @@ def largest_fitting(low: int, high: int, fits: Callable[[int], bool]) -> int | N
     return low
 
 
-def split_points(markdown: str, start: int) -> tuple[list[int], list[int], list[int]]:
-    """Where ``markdown[start:]`` may be cut, as offsets into ``markdown`` after ``start``: after a
-    blank line (between blocks), after a line break, after a run of spaces (between words). Each
-    list is ascending; the end of the text is in each."""
-    end = len(markdown)
-    blocks = [m.end() for m in _BLANK_LINE.finditer(markdown, start) if m.end() < end]
-    lines = [i + 1 for i in range(start, end - 1) if markdown[i] == "\n"]
-    words = [m.end() for m in _SPACE.finditer(markdown, start) if start < m.end() < end]
-    return [*blocks, end], [*lines, end], [*words, end]
+def split_points(markdown: str, start: int, reach: int) -> tuple[list[int], list[int], list[int]]:
+    """Where ``markdown[start:]`` may be cut within ``reach`` characters, as offsets into
+    ``markdown``: after a blank line (between blocks), after a line break, after a run of spaces
+    (between words). Each list is ascending and ends with the furthest offset in reach (the end of
+    the text when it is in reach): a window never holds more characters than its budget has bytes."""
+    stop = min(len(markdown), start + reach)
+    blocks = [m.end() for m in _BLANK_LINE.finditer(markdown, start, stop) if m.end() < stop]
+    lines = [m.end() for m in _LINE_BREAK.finditer(markdown, start, stop) if m.end() < stop]
+    words = [m.end() for m in _SPACE.finditer(markdown, start, stop) if start < m.end() < stop]
+    return [*blocks, stop], [*lines, stop], [*words, stop]
 
 
 def max_tokens_from_env(environ: Mapping[str, str] | None = None) -> int:

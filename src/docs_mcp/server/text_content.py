@@ -28,9 +28,7 @@ def render_search(result: dict[str, Any]) -> str:
     """Markdown-ish text of a ``search_docs`` result."""
     hits: list[dict[str, Any]] = result["hits"]
     filters = _facets(result["filters"])
-    head = f"search_docs {json.dumps(result['query'], ensure_ascii=False)}" + (
-        f" [{filters}]" if filters else ""
-    )
+    head = "search_docs" + (f" [{filters}]" if filters else "")  # the caller knows its query
     mode = result["mode"] + (f" (fallback: {result['fallback_reason']})" if result["fallback_reason"] else "")
     lines = [f"{head}: {len(hits)} hit(s) from #{result['offset'] + 1}, {mode}"]
     inferred = _facets(result["inferred_filters"])
