@@ -25,6 +25,7 @@ from docs_mcp.server.answers import Window, fit_hits, fit_window
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, SearchCursor
+from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
@@ -33,7 +34,6 @@ from docs_mcp.server.tool_schema import (
     search_input_schema,
     searchable_facets,
 )
-from docs_mcp.server.text_content import render_get, render_search
 
 Answer = tuple[dict[str, Any], str]  # the structured result and its text
 SCORE_DIGITS = 3
