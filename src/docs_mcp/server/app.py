@@ -27,6 +27,13 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, cursor_key
+from docs_mcp.server.feedback import (
+    FEEDBACK_DESCRIPTION,
+    FEEDBACK_TOOL,
+    FeedbackLog,
+    feedback_input_schema,
+    feedback_output_schema,
+)
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
@@ -59,8 +66,10 @@ class _ToolEntry:
     run: Callable[[dict[str, Any] | None], Answer]  # the structured result and its text
 
 
-def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
-    """The listed tools with their handlers, keyed by tool name."""
+def build_tools(
+    tools: DocsTools, description: str | None, feedback: FeedbackLog | None = None
+) -> dict[str, _ToolEntry]:
+    """The listed tools with their handlers, keyed by tool name; ``docs_feedback`` only with a log."""
     search = types.Tool(
         name=SEARCH_TOOL,
         title="Search the documentation",
@@ -77,10 +86,23 @@ def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEnt
         output_schema=get_output_schema(),
         annotations=_READ_ONLY,
     )
-    return {
+    entries = {
         SEARCH_TOOL: _ToolEntry(search, tools.search_docs),
         GET_TOOL: _ToolEntry(get, tools.get_doc),
     }
+    if feedback is not None:
+        report = types.Tool(
+            name=FEEDBACK_TOOL,
+            title="Report whether the docs answered",
+            description=FEEDBACK_DESCRIPTION,
+            input_schema=feedback_input_schema(),
+            output_schema=feedback_output_schema(),
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+            ),
+        )
+        entries[FEEDBACK_TOOL] = _ToolEntry(report, feedback.report)
+    return entries
 
 
 def _error_result(message: str) -> types.CallToolResult:
@@ -99,13 +121,17 @@ class ServedIndex:
     resources: DocsResources
 
 
-def served_index(index: DocsIndex, key: bytes, max_tokens: int = MAX_TOKENS_DEFAULT) -> ServedIndex:
-    """The tools, listing and instructions of ``index``, with cursors signed by ``key`` and answers
-    of at most ``max_tokens`` unless a call asks for another budget."""
+def served_index(
+    index: DocsIndex, key: bytes, max_tokens: int = MAX_TOKENS_DEFAULT, feedback_log: Path | None = None
+) -> ServedIndex:
+    """The tools, listing and instructions of ``index``, with cursors signed by ``key``, answers of at
+    most ``max_tokens`` unless a call asks for another budget, and ``docs_feedback`` appending to
+    ``feedback_log`` when one is given."""
     manifest = index.manifest
     codec = CursorCodec(key, index.identity)
     tools = DocsTools(index, codec, max_tokens)
-    entries = build_tools(tools, manifest.description)
+    feedback = FeedbackLog(feedback_log, index.identity) if feedback_log is not None else None
+    entries = build_tools(tools, manifest.description, feedback)
     instructions = server_instructions(
         manifest.description,
         manifest.instructions,
@@ -122,6 +148,7 @@ def create_server(
     *,
     key: bytes | None = None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
 ) -> Server[Any]:
     """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``, and listing and reading
     its ``mcp_resource`` sections as resources when its taxonomy marks any (:mod:`.resources`).
@@ -135,7 +162,9 @@ def create_server(
     live = (
         index
         if isinstance(index, LiveIndex)
-        else LiveIndex(served_index(index, key if key is not None else cursor_key(), max_tokens))
+        else LiveIndex(
+            served_index(index, key if key is not None else cursor_key(), max_tokens, feedback_log)
+        )
     )
 
     async def list_tools(
@@ -248,11 +277,13 @@ def open_server(
     watch: bool = False,
     on_swap: Callable[[ServedIndex, Path], None] | None = None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
 ) -> ReadyServer:
     """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
 
     ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
-    ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget.
+    ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget; ``feedback_log``
+    turns on ``docs_feedback``.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
@@ -270,7 +301,7 @@ def open_server(
 
     live = LiveIndex.open(
         Path(index_path),
-        lambda path: served_index(open_warm(path), signing_key, max_tokens),
+        lambda path: served_index(open_warm(path), signing_key, max_tokens, feedback_log),
         watch=watch,
         on_swap=swapped,
     )

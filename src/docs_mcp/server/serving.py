@@ -39,11 +39,13 @@ def serve(
     announce: Callable[[str], None] = lambda _message: None,
     registry: RegistryOptions | None = None,
     max_tokens: int | None = None,
+    feedback_log: Path | None = None,
 ) -> None:
     """Blocking: serve ``index`` (a folder, or ``oci://REF``) over ``transport``; returns after
     SIGTERM/SIGINT (or end of input on stdio). ``announce`` receives one-line status messages (never
     stdout-bound: on stdio, stdout is the protocol). ``max_tokens`` is the default answer budget
-    (None: ``DOCS_MCP_MAX_TOKENS``, else :data:`docs_mcp.server.budget.MAX_TOKENS_DEFAULT`).
+    (None: ``DOCS_MCP_MAX_TOKENS``, else :data:`docs_mcp.server.budget.MAX_TOKENS_DEFAULT`);
+    ``feedback_log`` turns on the ``docs_feedback`` tool, appending its reports to that file.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
@@ -71,9 +73,10 @@ def serve(
     )
     health: dict[str, Any] = {}
     if str(index).startswith(OCI_SCHEME):
-        ready, stop_following = _from_registry(str(index), options, health, announce, budget)
+        ready, stop_following = _from_registry(str(index), options, health, announce, budget, feedback_log)
     else:
-        ready, stop_following = _from_folder(Path(index), options, health, announce, budget), _nothing
+        ready = _from_folder(Path(index), options, health, announce, budget, feedback_log)
+        stop_following = _nothing
     health.update(_index_health(ready.live.current))
     manifest = ready.index.manifest
     summary = (
@@ -110,6 +113,7 @@ def _from_folder(
     health: dict[str, Any],
     announce: Callable[[str], None],
     max_tokens: int,
+    feedback_log: Path | None,
 ) -> ReadyServer:
     """Open a local index folder, reopened whenever a build replaces it."""
     if options.refresh_interval is not None:
@@ -123,7 +127,9 @@ def _from_folder(
     with collector_paused():
         from docs_mcp.server.app import open_server
 
-        return open_server(index, watch=True, on_swap=on_swap, max_tokens=max_tokens)
+        return open_server(
+            index, watch=True, on_swap=on_swap, max_tokens=max_tokens, feedback_log=feedback_log
+        )
 
 
 def _index_health(served: ServedIndex) -> dict[str, Any]:
@@ -136,6 +142,7 @@ def _from_registry(
     health: dict[str, Any],
     announce: Callable[[str], None],
     max_tokens: int,
+    feedback_log: Path | None,
 ) -> tuple[ReadyServer, Callable[[], None]]:
     """Pull, open and (with a refresh interval) follow ``reference``."""
     from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
@@ -150,7 +157,7 @@ def _from_registry(
     with collector_paused():
         from docs_mcp.server.app import open_server
 
-        ready = open_server(pulled.path, max_tokens=max_tokens)
+        ready = open_server(pulled.path, max_tokens=max_tokens, feedback_log=feedback_log)
     if options.refresh_interval is None:
         return ready, _nothing
 

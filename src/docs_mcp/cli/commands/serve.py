@@ -33,6 +33,7 @@ _EPILOG = """environment (each sets the default of its flag; a flag given wins):
   DOCS_MCP_CACHE_DIR         --cache-dir
   DOCS_MCP_NO_PAGE           --no-page when set to 1
   DOCS_MCP_MAX_TOKENS        --max-tokens
+  DOCS_MCP_FEEDBACK_LOG      --feedback-log
   DOCS_MCP_CURSOR_SECRET     the key signing pagination cursors: give every replica behind a load
                              balancer the same value (default: a random key per process)
   DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes
@@ -205,6 +206,14 @@ def register(
         "warning; a call may pass its own max_tokens; env DOCS_MCP_MAX_TOKENS)",
     )
     parser.add_argument(
+        "--feedback-log",
+        type=Path,
+        default=env.get("DOCS_MCP_FEEDBACK_LOG") or None,
+        metavar="FILE",
+        help="offer the docs_feedback tool and append its reports (query, chunk ids, score, reason, "
+        "index build) to FILE as JSON lines (env DOCS_MCP_FEEDBACK_LOG)",
+    )
+    parser.add_argument(
         "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
     )
     _register_auth(parser, env)
@@ -294,5 +303,6 @@ def run(args: argparse.Namespace) -> int:
             refresh_interval=args.refresh_interval,
         ),
         max_tokens=args.max_tokens,
+        feedback_log=args.feedback_log,
     )
     return 0
