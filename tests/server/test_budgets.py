@@ -24,7 +24,7 @@ from server_support import CURSOR_KEY, HttpServer, start_http_server, stop
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.answers import BudgetTooSmall
-from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN, answer_bytes, budget_bytes
+from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN, answer_bytes, budget_bytes, estimate_tokens
 from docs_mcp.server.cursor import CursorCodec
 from docs_mcp.server.tools import DocsTools
 from testkit.evaldata_sets import claude_docs_queries, materialize_sdk_corpora, stage_claude_docs
@@ -158,24 +158,23 @@ def test_sdk_sections_reassemble_at_the_smallest_budget(sdk_tools: DocsTools) ->
 
 def test_neighbours_are_dropped_whole_before_the_section_is_cut(sdk_tools: DocsTools) -> None:
     checked = 0
-    for chunk_id, _markdown in _longest(sdk_tools._index, 1_200)[1_000:]:
-        wide, _ = sdk_tools.get_doc({"chunk_id": chunk_id, "context": 5, "max_tokens": MAX_TOKENS_MAX})
-        if len(wide["chunks"]) < 5 or wide["next_cursor"] is not None:
+    for chunk_id, _markdown in _longest(sdk_tools._index, 3_000)[1_000:]:
+        wide = sdk_tools.get_doc({"chunk_id": chunk_id, "context": 5, "max_tokens": MAX_TOKENS_MAX})
+        alone = sdk_tools.get_doc({"chunk_id": chunk_id, "max_tokens": MAX_TOKENS_MAX})
+        budget = estimate_tokens(answer_bytes(*alone)) + 100  # the section fits, its neighbours do not
+        if len(wide[0]["chunks"]) < 5 or not MAX_TOKENS_MIN <= budget < estimate_tokens(answer_bytes(*wide)):
             continue
-        narrow, _ = sdk_tools.get_doc({"chunk_id": chunk_id, "context": 5, "max_tokens": 1_000})
-        ids = [chunk["chunk_id"] for chunk in wide["chunks"]]
+        narrow, _ = sdk_tools.get_doc({"chunk_id": chunk_id, "context": 5, "max_tokens": budget})
+        ids = [chunk["chunk_id"] for chunk in wide[0]["chunks"]]
         kept = [chunk["chunk_id"] for chunk in narrow["chunks"]]
-        if narrow["next_cursor"] is None:  # the section fits: only whole neighbours were dropped
-            assert chunk_id in kept and len(kept) < len(ids)
-            first = ids.index(kept[0])
-            assert ids[first : first + len(kept)] == kept, "the neighbours kept surround the section"
-            assert all("part" not in chunk for chunk in narrow["chunks"])
-            checked += 1
-        else:  # the section alone is too long: no neighbour at all, the section cut
-            assert kept == [chunk_id] and narrow["chunks"][0]["part"]["start"] == 0
-        if checked >= 5:
+        assert narrow["next_cursor"] is None and all("part" not in chunk for chunk in narrow["chunks"])
+        assert chunk_id in kept and len(kept) < len(ids)
+        first = ids.index(kept[0])
+        assert ids[first : first + len(kept)] == kept, "the neighbours kept surround the section"
+        checked += 1
+        if checked == 5:
             break
-    assert checked >= 5
+    assert checked == 5
 
 
 def test_a_window_cursor_is_refused_when_tampered_or_for_another_index(
