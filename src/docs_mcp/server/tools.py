@@ -76,7 +76,7 @@ class DocsTools:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
             request = self._continued(self._codec.decode(str(cursor)), query, given, limit)
         page = self._index.search(request)
-        hits = [_hit(section) for section in page.hits]
+        hits = [hit_data(section) for section in page.hits]
         filters = dict(request.filters)
         hint = self._hint(request.query, filters) if not hits and request.offset == 0 else None
 
@@ -160,7 +160,7 @@ class DocsTools:
             raise ChunkNotFound(
                 _not_found_message(chunk_id, error.close_ids), chunk_id, error.close_ids
             ) from error
-        chunks = [_chunk(section) for section in window.chunks]
+        chunks = [chunk_data(section) for section in window.chunks]
         requested = next(i for i, section in enumerate(window.chunks) if section.chunk_id == chunk_id)
         if start and len(chunks[requested]["markdown"]) != length:
             raise CursorError(
@@ -241,7 +241,7 @@ def _search_result(
     }
 
 
-def _hit(section: Section) -> dict[str, Any]:
+def hit_data(section: Section) -> dict[str, Any]:
     """A search hit as the tool returns it: what an agent picks a section by, nothing twice."""
     data: dict[str, Any] = {
         "chunk_id": section.chunk_id,
@@ -263,7 +263,7 @@ def _hit(section: Section) -> dict[str, Any]:
     return data
 
 
-def _chunk(section: Section) -> dict[str, Any]:
+def chunk_data(section: Section) -> dict[str, Any]:
     """A section as ``get_doc`` returns it."""
     data: dict[str, Any] = {
         "chunk_id": section.chunk_id,
