@@ -44,7 +44,7 @@ def render_search(result: dict[str, Any]) -> str:
         about.append(f"score {hit['score']}" + (f", {hit['matched']}" if hit.get("matched") else ""))
         lines += ["", f"{rank}. {_place(hit)}", "   " + " | ".join(about)]
         if hit.get("url"):
-            lines.append(f"   {hit['url']}")
+            lines.append(f"   url: {hit['url']}")
         if hit.get("also_in"):
             variants = ", ".join(f"{v['facet']}={v['value']}: {v['chunk_id']}" for v in hit["also_in"])
             lines.append(f"   also in {variants}")
@@ -70,7 +70,7 @@ def render_get(result: dict[str, Any]) -> str:
         part = chunk.get("part")
         if part is not None:
             where += f"; characters {part['start']}-{part['end']} of {part['length']}"
-        url = f"\n{chunk['url']}" if chunk.get("url") else ""
+        url = f"\nurl: {chunk['url']}" if chunk.get("url") else ""
         parts.append(f"--- {chunk['chunk_id']} ({where}){marker}{url}\n{chunk['markdown']}")
     text = "\n\n".join(parts)
     if result.get("next_cursor"):

@@ -255,9 +255,8 @@ def hit_data(section: Section) -> dict[str, Any]:
     if section.matched:
         data["matched"] = section.matched
     data["snippet"] = section.snippet or ""
-    url = getattr(section, "url", None)  # set when the index knows the section's published page
-    if url:
-        data["url"] = url
+    if section.url:  # set when the index knows the section's published page
+        data["url"] = section.url
     if section.also_in:
         data["also_in"] = [variant.to_dict() for variant in section.also_in]
     return data
@@ -274,8 +273,7 @@ def chunk_data(section: Section) -> dict[str, Any]:
     if section.facets:
         data["facets"] = dict(section.facets)
     data["position"], data["total"] = section.position, section.total
-    url = getattr(section, "url", None)
-    if url:
-        data["url"] = url
+    if section.url:
+        data["url"] = section.url
     data["markdown"] = section.markdown or ""
     return data
