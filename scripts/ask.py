@@ -43,7 +43,7 @@ async def ask(index: Path, query: str, filters: dict[str, str]) -> int:
         best = page["hits"][0]["chunk_id"]
         fetched = await client.call_tool("get_doc", {"chunk_id": best, "context": 1})
         for chunk in (fetched.structured_content or {}).get("chunks", []):
-            print(f"\n== get_doc {chunk.get('chunk_id')} ({chunk.get('position_label')})")
+            print(f"\n== get_doc {chunk.get('chunk_id')} ({chunk.get('position')} of {chunk.get('total')})")
             print(chunk.get("markdown", "")[:600])
         return 1 if fetched.is_error else 0
 

@@ -72,13 +72,16 @@ async def test_search_returns_hits_as_structured_content_and_the_same_as_text(cl
     text = result.content[0].text  # type: ignore[union-attr]
     for hit in page["hits"]:
         assert set(hit) == {
-            "chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score",
-            "position", "total", "position_label",
+            "chunk_id", "file", "heading", "breadcrumb", "snippet", "facets", "score", "matched",
         }  # fmt: skip
+        assert hit["matched"] == "text"  # a full-text index matches by words only
+        assert round(hit["score"], 3) == hit["score"]
         # language filter plus the auto-included global guides, nothing from another SDK
         assert hit["facets"].get("language") == "python" or hit["facets"].get("scope") == "global-guide"
         assert hit["chunk_id"] in text
+        assert f". {hit['heading']}" in text, "the text names each hit by its own heading"
     assert page["filters"] == {"language": "python"}
+    assert page["held_back"] == 0
 
 
 async def test_paging_with_cursors_reaches_the_end_without_repeats(client: Client) -> None:
@@ -171,8 +174,9 @@ async def test_get_doc_returns_the_chunk_with_its_position(client: Client) -> No
     window = await _call(client, "get_doc", {"chunk_id": hit["chunk_id"]})
     assert [c["chunk_id"] for c in window["chunks"]] == [hit["chunk_id"]]
     chunk = window["chunks"][0]
-    assert chunk["position_label"] == f"{chunk['position']} of {chunk['total']}"
+    assert "position_label" not in chunk and 1 <= chunk["position"] <= chunk["total"]
     assert chunk["markdown"].strip()
+    assert window["next_cursor"] is None
 
 
 async def test_get_doc_context_is_clipped_at_the_edges_of_the_file(
@@ -214,6 +218,9 @@ async def test_an_unknown_chunk_id_points_to_search_docs_and_close_ids(client: C
         ("search_docs", {}, "missing required argument 'query'"),
         ("get_doc", {"chunk_id": "a.md", "context": 9}, "context=9 is out of range"),
         ("get_doc", {"id": "a.md"}, "unknown argument 'id'"),
+        ("get_doc", {"context": 1}, "missing required argument 'chunk_id' (or pass 'cursor')"),
+        ("search_docs", {"query": "x", "max_tokens": 999}, "max_tokens=999 is out of range"),
+        ("get_doc", {"chunk_id": "a.md", "max_tokens": 20001}, "max_tokens=20001 is out of range"),
     ],
 )
 async def test_invalid_arguments_are_tool_errors_naming_the_field(

@@ -21,7 +21,7 @@ def search() -> ArgumentValidator:
 
 
 def test_defaults_are_filled_in(search: ArgumentValidator) -> None:
-    assert search.validate({"query": "retries"}) == {"query": "retries", "limit": 10}
+    assert search.validate({"query": "retries"}) == {"query": "retries", "limit": 10, "max_tokens": 8000}
     assert ArgumentValidator("get_doc", get_input_schema()).validate({"chunk_id": "a.md"})["context"] == 0
 
 
@@ -30,7 +30,7 @@ def test_an_unknown_argument_is_named_with_the_allowed_ones(search: ArgumentVali
         search.validate({"query": "retries", "lang": "go"})
     assert caught.value.field == "lang"
     assert "unknown argument 'lang'" in str(caught.value)
-    assert "query, limit, cursor, language, scope" in str(caught.value)
+    assert "query, limit, cursor, max_tokens, language, scope" in str(caught.value)
 
 
 def test_an_out_of_enum_facet_value_lists_the_allowed_values(search: ArgumentValidator) -> None:

@@ -99,7 +99,7 @@ async def test_results_carry_their_library_and_match_the_strict_output_schemas(c
     Draft202012Validator(hub_get_output_schema(strict=True)).validate(window)
     assert window["chunk_id"] == hit["chunk_id"] and window["library"] == hit["library"]
     text = (await client.call_tool("search_docs", {"query": "retry configuration", "limit": 2})).content[0]
-    assert f"library: {hit['library']}  chunk_id: {hit['chunk_id']}" in text.text  # type: ignore[union-attr]
+    assert f"library: {hit['library']} | {hit['chunk_id']} | " in text.text  # type: ignore[union-attr]
 
 
 def test_each_library_answers_exactly_as_a_single_index_server_on_its_labelled_set(
@@ -111,7 +111,7 @@ def test_each_library_answers_exactly_as_a_single_index_server_on_its_labelled_s
         single = served_index(view.resolve(labelled.library, None).state.index, CURSOR_KEY).tools
         for query in labelled.queries:
             arguments = {"query": query.query, "limit": labelled.k, **query.filters}
-            alone = single.search_docs(arguments)["hits"]
+            alone = single.search_docs(arguments)[0]["hits"]
             together = tools(hub).search_docs({**arguments, "library": labelled.library})["hits"]
             assert [{k: v for k, v in h.items() if k != "library"} for h in together] == alone, query.id
             assert {h["library"] for h in together} <= {labelled.library}

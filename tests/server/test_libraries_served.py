@@ -73,7 +73,7 @@ async def test_several_folders_over_stdio(sdk_index: Path, example_v2: Path, acm
         )
         assert not page.is_error and isinstance(page.structured_content, dict)
         single = served_index(DocsIndex.open(sdk_index), CURSOR_KEY).tools
-        alone = single.search_docs({"query": "create a link", "limit": 3})["hits"]
+        alone = single.search_docs({"query": "create a link", "limit": 3})[0]["hits"]
         assert [h["chunk_id"] for h in page.structured_content["hits"]] == [h["chunk_id"] for h in alone]
         hit = page.structured_content["hits"][0]
         window = await client.call_tool("get_doc", {"library": "sdks", "chunk_id": hit["chunk_id"]})

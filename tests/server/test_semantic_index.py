@@ -38,3 +38,28 @@ async def test_a_local_model_index_answers_over_stdio_in_hybrid_mode_with_the_ri
     hits = page["hits"]
     assert all(hit["facets"].get("language") in ("go", None) for hit in hits)
     assert "guides/errors.md#errors/error-types/carderror" in [hit["chunk_id"] for hit in hits], hits
+
+
+NONSENSE = ["zzzqqq nonexistent frobnicate", "qwxz vbnmk plorf", "blorptastic wibble snorkfest", "asdfghjkl"]
+
+
+async def test_nonsense_gets_no_hits_in_hybrid_mode_and_real_questions_say_how_they_matched(
+    local_index: Path,
+) -> None:
+    """Hits found by meaning alone must reach the model's floor: gibberish finds nothing (and gets the
+    zero-result hint) instead of ten confident-looking sections."""
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "docs_mcp", "serve", "--index", str(local_index)]
+    )
+    async with Client(server) as client:
+        for query in NONSENSE:
+            result = await client.call_tool("search_docs", {"query": query})
+            page = result.structured_content
+            assert isinstance(page, dict) and page["mode"] == "hybrid"
+            assert page["hits"] == [], (query, page["hits"])
+            assert page["hint"] is not None and "Broaden" in page["hint"]["message"]
+        result = await client.call_tool("search_docs", {"query": "what happens when my card is declined"})
+    page = result.structured_content
+    assert isinstance(page, dict) and page["hits"]
+    assert {hit["matched"] for hit in page["hits"]} <= {"text", "meaning", "both"}
+    assert page["hits"][0]["matched"] == "both"

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from jsonschema import Draft202012Validator
 
+from docs_mcp.search.index import DocsIndex
+from docs_mcp.server import tool_schema as schema_module
 from docs_mcp.server.tool_schema import (
     CHUNK_FIELDS,
     HIT_FIELDS,
     OPTIONAL_FIELDS,
+    SchemaExamples,
     get_input_schema,
     get_output_schema,
     search_input_schema,
@@ -34,7 +40,7 @@ def test_facet_descriptions_tell_the_agent_to_set_the_language() -> None:
 
 def test_facets_without_values_or_with_reserved_names_are_not_arguments() -> None:
     schema = search_input_schema({"empty": [], "limit": ["1"], "query": ["x"]})
-    assert list(schema["properties"]) == ["query", "limit", "cursor"]
+    assert list(schema["properties"]) == ["query", "limit", "cursor", "max_tokens"]
     assert schema["properties"]["limit"]["type"] == "integer"
 
 
@@ -70,3 +76,16 @@ def test_the_search_result_documents_inferred_filters() -> None:
     schema = search_output_schema()
     assert "inferred_filters" in schema["required"]
     assert "ranked first" in schema["properties"]["inferred_filters"]["description"]
+
+
+def test_schema_examples_come_from_the_served_index_or_there_are_none(docs_index: DocsIndex) -> None:
+    heading, chunk_id = docs_index.example_section()
+    assert chunk_id in docs_index._catalog and heading
+    examples = SchemaExamples(query=heading, chunk_id=chunk_id)
+    query = search_input_schema({}, max_tokens=8_000, examples=examples)["properties"]["query"]["description"]
+    assert repr(heading.lower()) in query
+    assert repr(chunk_id) in get_input_schema(8_000, examples)["properties"]["chunk_id"]["description"]
+    bare = json.dumps([search_input_schema({}), get_input_schema()])
+    assert "e.g." not in bare, "no example at all rather than one from another corpus"
+    source = (Path(schema_module.__file__)).read_text()
+    assert "custom domain" not in source and "retries.md#" not in source

@@ -124,6 +124,16 @@ class RowCatalog:
             candidates = [cid for f in files for _, cid in self._files[f]]
         return difflib.get_close_matches(chunk_id, candidates, n=5, cutoff=0.5)
 
+    def example(self) -> tuple[str, str]:
+        """The heading and id of one section, the same for every open of one index: the first id (in
+        sorted order) of a subsection whose heading has two to six words, else the first id."""
+        ids, headings, crumbs = (self._meta[c].to_pylist() for c in ("id", "heading", "breadcrumb"))
+        rows = sorted(zip(ids, headings, crumbs, strict=True))
+        for cid, heading, crumb in rows:
+            if crumb and 2 <= len(str(heading).split()) <= 6:
+                return str(heading), str(cid)
+        return (str(rows[0][1]), str(rows[0][0])) if rows else ("", "")
+
     def facet_values(self, ids: Sequence[str], name: str) -> set[str]:
         column = self._meta[self.facet_columns[name]]
         return {column[self._row[cid]].as_py() for cid in ids} - {None}

@@ -13,6 +13,10 @@ from docs_mcp.store.columns import FTS_BODY, FTS_CRUMBS
 __all__ = ["SearchConfig"]
 
 
+# See SearchConfig.vector_floors.
+VECTOR_FLOORS: dict[str, float] = {"all-MiniLM-L6-v2": 0.36}
+
+
 @dataclass(frozen=True)
 class SearchConfig:
     """Ranking knobs. Boosts multiply each full-text column's BM25 score; the scores are summed.
@@ -51,3 +55,11 @@ class SearchConfig:
     fold: bool = True
     # Rank first the hits of a facet value the query names (``docs_mcp.search.inference``).
     infer_filters: bool = True
+    # In hybrid mode, the cosine similarity a hit found by meaning alone (no full-text match) must
+    # reach, per embedding model (the key is a prefix of the index's recorded model); a model not
+    # listed has no floor. Calibrated on claude-docs, the SDK set and nonsense queries (docs/answers.md).
+    vector_floors: Mapping[str, float] = field(default_factory=lambda: dict(VECTOR_FLOORS))
+
+    def vector_floor(self, model: str) -> float | None:
+        """The floor of the embedding ``model`` (None: no floor)."""
+        return next((floor for prefix, floor in self.vector_floors.items() if model.startswith(prefix)), None)

@@ -101,7 +101,13 @@ class DocsIndex:
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
         self._ef = config.hnsw_ef if indexed else None
         self._async_table: Any = lance.run(lance.open_table(path))
-        self._ranker = Ranker(self._async_table, config, self._ef, self._catalog, self._folder, self.facets)
+        # The similarity a hit found by meaning alone must reach (calibrated per embedding model).
+        self.vector_floor = (
+            config.vector_floor(manifest.embedding.model) if manifest.embedding is not None else None
+        )
+        self._ranker = Ranker(
+            self._async_table, config, self._ef, self._catalog, self._folder, self.facets, self.vector_floor
+        )
 
     @classmethod
     def open(
@@ -162,13 +168,14 @@ class DocsIndex:
                 mode, fallback = "fulltext", problem
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         ranking = Ranking(mode, request.query, vector, preferred, where)
-        hits, texts = self._ranker.folded(ranking, folding, wanted)
+        hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         sections = self._catalog.sections(
             [hit.chunk_id for hit in page],
             snippet=[make_snippet(texts[hit.chunk_id], request.query) for hit in page],
             score=[round(hit.score, 6) for hit in page],
             also_in=[tuple(hit.also_in) for hit in page],
+            matched=[matched.get(hit.chunk_id) for hit in page],
         )
         has_more = len(hits) > request.offset + request.limit
         return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, inferred)
@@ -235,6 +242,11 @@ class DocsIndex:
             if chunk_id not in self._catalog:
                 raise ChunkNotFound(f"no chunk with id {chunk_id!r}", chunk_id, [])
         return self._catalog.sections(ids)
+
+    def example_section(self) -> tuple[str, str]:
+        """A real heading and chunk id of this index, for the tool schema's examples (see
+        ``RowCatalog.example``); empty strings for an empty index."""
+        return self._catalog.example()
 
     # -- get ------------------------------------------------------------------------------------
 

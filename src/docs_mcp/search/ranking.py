@@ -27,6 +27,7 @@ __all__ = ["Ranker", "Ranking"]
 # hit's ``also_in`` (nor shown as a hit on a later page: it folds into that hit there too).
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
+TEXT, MEANING, BOTH = "text", "meaning", "both"  # how a hit matched
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,9 @@ class Ranker:
         catalog: RowCatalog,
         folder: Folder,
         facets: Mapping[str, Sequence[str]],
+        floor: float | None = None,
     ) -> None:
+        self._floor = floor
         self._table = table
         self._config = config
         self._ef = ef
@@ -62,8 +65,9 @@ class Ranker:
 
     def folded(
         self, ranking: Ranking, folding: list[str], wanted: int
-    ) -> tuple[list[FoldedHit], dict[str, str]]:
-        """The ranking with folding applied, ``wanted`` hits long when the index has that many."""
+    ) -> tuple[list[FoldedHit], dict[str, str], dict[str, str]]:
+        """The ranking with folding applied, ``wanted`` hits long when the index has that many; the
+        row texts and how each hit matched (``text``, ``meaning`` or ``both``) by chunk id."""
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -78,43 +82,68 @@ class Ranker:
                 depth = max(depth, wanted * min(combinations, _FOLD_FACTOR))
         while True:
             texts: dict[str, str] = {}
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts))
+            matched: dict[str, str] = {}
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched))
             if not folding:
-                return [FoldedHit(cid, score) for cid, score in ranked], texts
+                return [FoldedHit(cid, score) for cid, score in ranked], texts, matched
             hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
-                return hits, texts
+                return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)
 
-    async def _ranked(self, ranking: Ranking, depth: int, texts: dict[str, str]) -> tuple[Ranked, bool]:
+    async def _ranked(
+        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str]
+    ) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts)
+            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched)
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
     async def _leg_ranking(
-        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str]
+        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
-        on the event loop; row texts go into ``texts``."""
+        on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
         mode, query, vector = ranking.mode, ranking.query, ranking.vector
         if mode == "fulltext":
             found = await lance.text_leg(
                 self._table, fulltext_query(query, self._config), where, wanted, texts
             )
+            matched.update((cid, TEXT) for cid, _ in found)
             return found, len(found) < wanted
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
         by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts)
         if mode == "vector":
             found = await by_vector
+            matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
         by_text = lance.text_leg(self._table, fulltext_query(query, self._config), where, depth, texts)
         text, vectors = await asyncio.gather(by_text, by_vector)
-        return fuse(text, vectors, self._config.fusion), len(text) < depth and len(vectors) < depth
+        kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
+        weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
+        return kept, len(text) < depth and (len(vectors) < depth or weak_tail)
+
+
+def earned(
+    text: Ranked, vectors: Ranked, fused: Ranked, floor: float | None, matched: dict[str, str]
+) -> Ranked:
+    """The fused hits that earned their place: every hit of the full-text leg, and a hit found by
+    meaning only when its similarity reaches ``floor`` (None: every hit). How each kept hit matched
+    goes into ``matched``. Fusion ran on both whole legs first, so the kept hits keep their order."""
+    lexical = {cid for cid, _ in text}
+    similarity = dict(vectors)
+    kept = [
+        (cid, score)
+        for cid, score in fused
+        if cid in lexical or floor is None or similarity.get(cid, 0.0) >= floor
+    ]
+    for cid, _ in kept:
+        matched[cid] = BOTH if cid in lexical and cid in similarity else TEXT if cid in lexical else MEANING
+    return kept

@@ -104,7 +104,8 @@ class Section:
 
     ``position`` of ``total`` places it in its file. A hit carries ``snippet`` and ``score``, and
     ``also_in`` when the same section in other values of a ``vector_collapse`` facet was folded into
-    it; a chunk from ``get`` carries ``markdown``.
+    it, and ``matched`` (how it matched: ``text``, ``meaning`` or ``both``); a chunk from ``get``
+    carries ``markdown``.
     """
 
     chunk_id: str
@@ -119,6 +120,8 @@ class Section:
     markdown: str | None = None
     also_in: tuple[Variant, ...] = ()
     url: str | None = None  # the page URL with the section's anchor; None when the site is not known
+    # How a hit matched: "text" (the full-text leg only), "meaning" (the vector leg only) or "both".
+    matched: str | None = None
 
     @property
     def position_label(self) -> str:
@@ -146,6 +149,8 @@ class Section:
             data["url"] = self.url
         if self.also_in:
             data["also_in"] = [variant.to_dict() for variant in self.also_in]
+        if self.matched is not None:
+            data["matched"] = self.matched
         return data
 
 

@@ -26,14 +26,21 @@ from docs_mcp.errors import DocsMcpError
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, cursor_key
+from docs_mcp.server.feedback import (
+    FEEDBACK_DESCRIPTION,
+    FEEDBACK_TOOL,
+    FeedbackLog,
+    feedback_input_schema,
+    feedback_output_schema,
+)
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
-from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.tools import Answer, DocsTools
 
 __all__ = [
     "SERVER_NAME",
@@ -57,12 +64,13 @@ _READ_ONLY = types.ToolAnnotations(
 @dataclass(frozen=True)
 class _ToolEntry:
     tool: types.Tool
-    run: Callable[[dict[str, Any] | None], dict[str, Any]]
-    render: Callable[[dict[str, Any]], str]
+    run: Callable[[dict[str, Any] | None], Answer]  # the structured result and its text
 
 
-def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEntry]:
-    """The listed tools with their handlers, keyed by tool name."""
+def build_tools(
+    tools: DocsTools, description: str | None, feedback: FeedbackLog | None = None
+) -> dict[str, _ToolEntry]:
+    """The listed tools with their handlers, keyed by tool name; ``docs_feedback`` only with a log."""
     search = types.Tool(
         name=SEARCH_TOOL,
         title="Search the documentation",
@@ -79,10 +87,23 @@ def build_tools(tools: DocsTools, description: str | None) -> dict[str, _ToolEnt
         output_schema=get_output_schema(),
         annotations=_READ_ONLY,
     )
-    return {
-        SEARCH_TOOL: _ToolEntry(search, tools.search_docs, render_search),
-        GET_TOOL: _ToolEntry(get, tools.get_doc, render_get),
+    entries = {
+        SEARCH_TOOL: _ToolEntry(search, tools.search_docs),
+        GET_TOOL: _ToolEntry(get, tools.get_doc),
     }
+    if feedback is not None:
+        report = types.Tool(
+            name=FEEDBACK_TOOL,
+            title="Report whether the docs answered",
+            description=FEEDBACK_DESCRIPTION,
+            input_schema=feedback_input_schema(),
+            output_schema=feedback_output_schema(),
+            annotations=types.ToolAnnotations(
+                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+            ),
+        )
+        entries[FEEDBACK_TOOL] = _ToolEntry(report, feedback.report)
+    return entries
 
 
 def _error_result(message: str) -> types.CallToolResult:
@@ -101,12 +122,17 @@ class ServedIndex:
     resources: DocsResources
 
 
-def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
-    """The tools, listing and instructions of ``index``, with cursors signed by ``key``."""
+def served_index(
+    index: DocsIndex, key: bytes, max_tokens: int = MAX_TOKENS_DEFAULT, feedback_log: Path | None = None
+) -> ServedIndex:
+    """The tools, listing and instructions of ``index``, with cursors signed by ``key``, answers of at
+    most ``max_tokens`` unless a call asks for another budget, and ``docs_feedback`` appending to
+    ``feedback_log`` when one is given."""
     manifest = index.manifest
     codec = CursorCodec(key, index.identity)
-    tools = DocsTools(index, codec)
-    entries = build_tools(tools, manifest.description)
+    tools = DocsTools(index, codec, max_tokens)
+    feedback = FeedbackLog(feedback_log, index.identity) if feedback_log is not None else None
+    entries = build_tools(tools, manifest.description, feedback)
     instructions = server_instructions(
         manifest.description,
         manifest.instructions,
@@ -118,19 +144,28 @@ def served_index(index: DocsIndex, key: bytes) -> ServedIndex:
     return ServedIndex(index, tools, entries, listing, instructions, DocsResources(index, codec))
 
 
-def create_server(index: DocsIndex | LiveIndex[ServedIndex], *, key: bytes | None = None) -> Server[Any]:
+def create_server(
+    index: DocsIndex | LiveIndex[ServedIndex],
+    *,
+    key: bytes | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
+) -> Server[Any]:
     """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``, and listing and reading
     its ``mcp_resource`` sections as resources when its taxonomy marks any (:mod:`.resources`).
 
     ``index`` is one opened index, or a :class:`LiveIndex` whose index may be swapped between
     requests (each request finishes on the index it started with). ``key`` signs the pagination
     cursors of a single index; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is generated
-    (see :func:`docs_mcp.server.cursor.cursor_key`). A ``LiveIndex`` brings its own.
+    (see :func:`docs_mcp.server.cursor.cursor_key`); ``max_tokens`` is the default answer budget. A
+    ``LiveIndex`` brings its own of both.
     """
     live = (
         index
         if isinstance(index, LiveIndex)
-        else LiveIndex(served_index(index, key if key is not None else cursor_key()))
+        else LiveIndex(
+            served_index(index, key if key is not None else cursor_key(), max_tokens, feedback_log)
+        )
     )
 
     # Index work runs in threads, at most MAX_CONCURRENT_INDEX_CALLS at once (each holds LanceDB's
@@ -210,10 +245,8 @@ async def _call_tool(
             message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
         )
 
-    def run(served: ServedIndex) -> tuple[dict[str, Any], str]:
-        entry = served.entries[params.name]
-        result = entry.run(params.arguments)
-        return result, entry.render(result)
+    def run(served: ServedIndex) -> Answer:
+        return served.entries[params.name].run(params.arguments)
 
     try:
         # The index is synchronous (LanceDB): keep it off the event loop.
@@ -252,11 +285,14 @@ def open_server(
     key: bytes | None = None,
     watch: bool = False,
     on_swap: Callable[[ServedIndex, Path], None] | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
 ) -> ReadyServer:
     """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
 
     ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
-    ``on_swap`` runs after each swap.
+    ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget; ``feedback_log``
+    turns on ``docs_feedback``.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
@@ -274,7 +310,7 @@ def open_server(
 
     live = LiveIndex.open(
         Path(index_path),
-        lambda path: served_index(open_warm(path), signing_key),
+        lambda path: served_index(open_warm(path), signing_key, max_tokens, feedback_log),
         watch=watch,
         on_swap=swapped,
     )

@@ -29,13 +29,14 @@ from docs_mcp.errors import CursorError
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, QUERY_MAX_LENGTH, SEARCH_MODES, SearchMode
 
 SECRET_ENV = "DOCS_MCP_CURSOR_SECRET"
-SEARCH, RESOURCES = "search", "resources"  # what a cursor continues
+SEARCH, RESOURCES, SECTION = "search", "resources", "section"  # what a cursor continues
 CURSOR_VERSION = 2  # 2: self-contained search cursors (1 carried only a digest of the query)
 # The longest query (1,000 characters, each up to 6 bytes of JSON) fits with room for filters.
 CURSOR_MAX_LENGTH = 16_384
 _RESTART = {
     SEARCH: "Call search_docs again without `cursor` to start from the first page.",
     RESOURCES: "List the resources again without a cursor to start from the first page.",
+    SECTION: "Call get_doc with the chunk_id (no cursor) to read the section from its start.",
 }
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
 
@@ -192,6 +193,27 @@ class CursorCodec:
         ):
             raise _malformed(SEARCH, " (a field is out of range)")
         return SearchCursor(query, dict(filters), mode, cast(int, offset), cast(int, limit), digest)
+
+    def encode_window(self, chunk_id: str, start: int, length: int) -> str:
+        """The cursor of a ``get_doc`` window: the rest of section ``chunk_id`` from character ``start``
+        (``length`` binds the section's size: a cursor never continues another text)."""
+        return self.seal(SECTION, {"c": chunk_id, "s": start, "n": length})
+
+    def decode_window(self, cursor: str) -> tuple[str, int, int]:
+        """The section, start and length a window cursor holds (see :meth:`open`).
+
+        Raises:
+            CursorError: as :meth:`open`, or a field of the wrong type or out of range.
+        """
+        data = self.open(cursor, SECTION)
+        chunk_id, start, length = data.get("c"), data.get("s"), data.get("n")
+        if (
+            not isinstance(chunk_id, str)
+            or not _int_in(length, 1, None)
+            or not _int_in(start, 1, cast(int, length) - 1)
+        ):
+            raise _malformed(SECTION, " (a field is out of range)")
+        return chunk_id, cast(int, start), cast(int, length)
 
     def offset_of(self, cursor: str, kind: str) -> int:
         """The offset a cursor of ``kind`` holds (a listing's cursor). Raises ``CursorError``."""

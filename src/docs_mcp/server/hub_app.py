@@ -113,13 +113,13 @@ class HubStates:
 
 def render_hub_search(result: dict[str, Any]) -> str:
     """The single-index text, each hit's ``chunk_id`` line naming its library (and version) first."""
-    lines = render_search(result).split("\n")
+    lines = render_search({"held_back": 0, **result}).split("\n")
     position = 0
     for hit in result["hits"]:
-        marker = f"   chunk_id: {hit['chunk_id']}"
-        position = lines.index(marker, position)
+        marker = f"   {hit['chunk_id']} | "  # the line of the hit's id (see render_search)
+        position = next(i for i in range(position, len(lines)) if lines[i].startswith(marker))
         where = hit[LIBRARY] + (f"@{hit[VERSION]}" if VERSION in hit else "")
-        lines[position] = f"   library: {where}  chunk_id: {hit['chunk_id']}"
+        lines[position] = f"   library: {where} | {lines[position].strip()}"
     return "\n".join(lines)
 
 

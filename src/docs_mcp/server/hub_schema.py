@@ -66,6 +66,7 @@ def hub_search_schema(view: HubView) -> JsonSchema:
     conventions = view.defaults()[0].state.tools.conventions
     schema = search_input_schema(union, conventions)
     properties: dict[str, JsonSchema] = schema["properties"]
+    del properties["max_tokens"]  # budgets are per index (server.tools); the hub has none yet
     for name, by in holders.items():
         if name in properties:
             held = "; ".join(f"{label}: {', '.join(values)}" for label, values in by.items())
@@ -106,6 +107,9 @@ def _version_property(view: HubView) -> JsonSchema:
 def hub_get_schema(view: HubView) -> JsonSchema:
     """``get_doc`` with ``library`` (and ``version``): chunk ids are per library."""
     schema = get_input_schema()
+    # No budget nor windows in the hub yet (server.tools has them for one index).
+    del schema["properties"]["max_tokens"], schema["properties"]["cursor"], schema["anyOf"]
+    schema["required"] = ["chunk_id"]
     schema["properties"][LIBRARY] = {
         "type": "string",
         "enum": view.names,

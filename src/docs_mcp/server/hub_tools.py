@@ -26,7 +26,7 @@ from docs_mcp.server.cursor import CURSOR_MAX_LENGTH, SEARCH, CursorCodec, Searc
 from docs_mcp.server.hub import HubView, Served
 from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.tools import DocsTools, chunk_data, hit_data
 
 # How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
 # library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library); hits of a
@@ -84,7 +84,7 @@ def named_libraries(query: str, names: Sequence[str]) -> list[str]:
 
 
 def _hit_dict(served: Served, section: Section) -> dict[str, Any]:
-    data = {**section.to_dict(), LIBRARY: served.name}
+    data = {**hit_data(section), LIBRARY: served.name}
     if served.version is not None:
         data[VERSION] = served.version
     return data
@@ -160,6 +160,7 @@ class HubTools:
             if has_more and result["hits"]
             else None
         )
+        result["held_back"] = 0  # the hub does not fit its answers to a token budget (yet)
         return result
 
     def _one(self, served: Served, request: SearchRequest) -> dict[str, Any]:
@@ -298,7 +299,12 @@ class HubTools:
                 chunk_id,
                 error.close_ids,
             ) from error
-        result = {**window.to_dict(), LIBRARY: served.name}
+        result = {
+            "chunk_id": window.chunk_id,
+            "chunks": [chunk_data(chunk) for chunk in window.chunks],
+            LIBRARY: served.name,
+            "next_cursor": None,  # the hub returns whole sections (no budget yet)
+        }
         if served.version is not None:
             result[VERSION] = served.version
         return result

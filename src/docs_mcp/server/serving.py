@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError, UsageError
 from docs_mcp.redact import redact
+from docs_mcp.server.budget import max_tokens_from_env, parse_max_tokens
 from docs_mcp.server.options import (
     MIN_REFRESH_INTERVAL,
     OCI_SCHEME,
@@ -42,15 +43,20 @@ def serve(
     http: HttpOptions | None = None,
     announce: Callable[[str], None] = lambda _message: None,
     registry: RegistryOptions | None = None,
+    max_tokens: int | None = None,
+    feedback_log: Path | None = None,
 ) -> None:
     """Blocking: serve ``index`` (a folder, or ``oci://REF``) over ``transport``; returns after
     SIGTERM/SIGINT (or end of input on stdio). ``announce`` receives one-line status messages (never
-    stdout-bound: on stdio, stdout is the protocol).
+    stdout-bound: on stdio, stdout is the protocol). ``max_tokens`` is the default answer budget
+    (None: ``DOCS_MCP_MAX_TOKENS``, else :data:`docs_mcp.server.budget.MAX_TOKENS_DEFAULT`);
+    ``feedback_log`` turns on the ``docs_feedback`` tool, appending its reports to that file.
 
     Raises:
         IndexUnavailable: the index is missing or unreadable.
         IndexCompatibilityError: the index was built by an incompatible version or provider.
-        ConfigError: a malformed reference, or a refresh interval for a local folder.
+        ConfigError: a malformed reference, a refresh interval for a local folder, or a budget out of
+            range.
         RegistryError: an ``oci://`` index could not be pulled (unauthorized, not found, rejected).
 
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
@@ -78,11 +84,15 @@ def serve(
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
+    budget = (
+        max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
+    )
     health: dict[str, Any] = {}
     if str(index).startswith(OCI_SCHEME):
-        ready, stop_following = _from_registry(str(index), options, health, announce)
+        ready, stop_following = _from_registry(str(index), options, health, announce, budget, feedback_log)
     else:
-        ready, stop_following = _from_folder(Path(index), options, health, announce), _nothing
+        ready = _from_folder(Path(index), options, health, announce, budget, feedback_log)
+        stop_following = _nothing
     health.update(_index_health(ready.live.current))
     manifest = ready.index.manifest
     summary = (
@@ -114,7 +124,12 @@ def _nothing() -> None:
 
 
 def _from_folder(
-    index: Path, options: RegistryOptions, health: dict[str, Any], announce: Callable[[str], None]
+    index: Path,
+    options: RegistryOptions,
+    health: dict[str, Any],
+    announce: Callable[[str], None],
+    max_tokens: int,
+    feedback_log: Path | None,
 ) -> ReadyServer:
     """Open a local index folder, reopened whenever a build replaces it."""
     if options.refresh_interval is not None:
@@ -128,7 +143,9 @@ def _from_folder(
     with collector_paused():
         from docs_mcp.server.app import open_server
 
-        return open_server(index, watch=True, on_swap=on_swap)
+        return open_server(
+            index, watch=True, on_swap=on_swap, max_tokens=max_tokens, feedback_log=feedback_log
+        )
 
 
 def _index_health(served: ServedIndex) -> dict[str, Any]:
@@ -136,7 +153,12 @@ def _index_health(served: ServedIndex) -> dict[str, Any]:
 
 
 def _from_registry(
-    reference: str, options: RegistryOptions, health: dict[str, Any], announce: Callable[[str], None]
+    reference: str,
+    options: RegistryOptions,
+    health: dict[str, Any],
+    announce: Callable[[str], None],
+    max_tokens: int,
+    feedback_log: Path | None,
 ) -> tuple[ReadyServer, Callable[[], None]]:
     """Pull, open and (with a refresh interval) follow ``reference``."""
     from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
@@ -149,7 +171,7 @@ def _from_registry(
     with collector_paused():
         from docs_mcp.server.app import open_server
 
-        ready = open_server(pulled.path)
+        ready = open_server(pulled.path, max_tokens=max_tokens, feedback_log=feedback_log)
     if options.refresh_interval is None:
         return ready, _nothing
 

@@ -1,7 +1,10 @@
 """Readable text for tool results, rendered from the same dict that is sent as ``structuredContent``.
 
-Clients that show only text content (or models that read only text) get every field the structured
-result has: ids, positions, the cursor and the hint.
+The text is the compact form a model reads when its client hands it the text content (see
+docs/answers.md for which clients do): each hit's own heading and where it sits, its chunk id, its
+facets when the corpus has any, how it matched, a short snippet and its URL when known; the cursor
+and the hint. Nothing is said twice: the file is the first part of the chunk id, a position is
+said once.
 """
 
 from __future__ import annotations
@@ -14,29 +17,32 @@ def _facets(facets: dict[str, str]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(facets.items()))
 
 
+def _place(item: dict[str, Any]) -> str:
+    """The heading, then the headings above it."""
+    above = " > ".join(item["breadcrumb"])
+    heading = str(item["heading"])
+    return heading + (f" (in {above})" if above and above != heading else "")
+
+
 def render_search(result: dict[str, Any]) -> str:
     """Markdown-ish text of a ``search_docs`` result."""
     hits: list[dict[str, Any]] = result["hits"]
     filters = _facets(result["filters"])
-    head = f"search_docs {json.dumps(result['query'], ensure_ascii=False)}" + (
-        f" [{filters}]" if filters else ""
-    )
+    head = "search_docs" + (f" [{filters}]" if filters else "")  # the caller knows its query
     mode = result["mode"] + (f" (fallback: {result['fallback_reason']})" if result["fallback_reason"] else "")
-    lines = [f"{head}: {len(hits)} result(s) from #{result['offset'] + 1}, mode {mode}"]
+    lines = [f"{head}: {len(hits)} hit(s) from #{result['offset'] + 1}, {mode}"]
     inferred = _facets(result["inferred_filters"])
     if inferred:
         lines.append(
-            f"The query names {inferred}: those results come first, the others follow. "
+            f"The query names {inferred}: those hits come first, the others follow. "
             f"Pass {inferred} as arguments to get only those."
         )
     for rank, hit in enumerate(hits, start=result["offset"] + 1):
-        breadcrumb = " > ".join(hit["breadcrumb"]) or hit["heading"]
-        lines += [
-            "",
-            f"{rank}. {breadcrumb}",
-            f"   chunk_id: {hit['chunk_id']}",
-            f"   file: {hit['file']}  facets: {_facets(hit['facets']) or '-'}  score: {hit['score']:.4f}",
-        ]
+        about = [hit["chunk_id"]]
+        if hit.get("facets"):
+            about.append(_facets(hit["facets"]))
+        about.append(f"score {hit['score']}" + (f", {hit['matched']}" if hit.get("matched") else ""))
+        lines += ["", f"{rank}. {_place(hit)}", "   " + " | ".join(about)]
         if hit.get("url"):
             lines.append(f"   url: {hit['url']}")
         if hit.get("also_in"):
@@ -48,18 +54,25 @@ def render_search(result: dict[str, Any]) -> str:
         lines += ["", f"Hint: {hint['message']}"]
         if hint["suggested_filters"]:
             lines.append("suggested_filters: " + json.dumps(hint["suggested_filters"], ensure_ascii=False))
-    lines += ["", f"next_cursor: {result['next_cursor'] or 'null (no more results)'}"]
+    if result["next_cursor"]:
+        held = result["held_back"]
+        why = f" ({held} more hit(s) of this page held back to stay within max_tokens)" if held else ""
+        lines += ["", f"next_cursor{why}: {result['next_cursor']}"]
     return "\n".join(lines)
 
 
 def render_get(result: dict[str, Any]) -> str:
-    """The chunks of a ``get_doc`` result in file order, each under a header with its id and position."""
+    """The chunks of a ``get_doc`` result in file order, each under a header with its id and place."""
     parts = []
     for chunk in result["chunks"]:
         marker = " (requested)" if chunk["chunk_id"] == result["chunk_id"] else ""
-        parts.append(
-            f"--- {chunk['chunk_id']} ({chunk['position_label']} in {chunk['file']}){marker}\n"
-            + (f"url: {chunk['url']}\n" if chunk.get("url") else "")
-            + f"{chunk['markdown'].rstrip()}"
-        )
-    return "\n\n".join(parts)
+        where = f"{chunk['position']} of {chunk['total']} in {chunk['file']}"
+        part = chunk.get("part")
+        if part is not None:
+            where += f"; characters {part['start']}-{part['end']} of {part['length']}"
+        url = f"\nurl: {chunk['url']}" if chunk.get("url") else ""
+        parts.append(f"--- {chunk['chunk_id']} ({where}){marker}{url}\n{chunk['markdown']}")
+    text = "\n\n".join(parts)
+    if result.get("next_cursor"):
+        text += f"\n\n--- the section goes on: call get_doc with cursor {result['next_cursor']}"
+    return text

@@ -8,10 +8,12 @@ cannot invent a value. Descriptions are written for the agent reading the tool l
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_DEFAULT, LIMIT_MAX, QUERY_MAX_LENGTH, SEARCH_MODES
+from docs_mcp.server.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
 from docs_mcp.server.cursor import CURSOR_MAX_LENGTH
 
 JsonSchema = dict[str, Any]
@@ -21,7 +23,30 @@ GET_TOOL = "get_doc"
 LIMIT_MIN = 1
 CONTEXT_MIN, CONTEXT_DEFAULT = 0, 0
 # Arguments of search_docs that are not facets; a facet of the same name could not be filtered on.
-RESERVED_ARGUMENTS = ("query", "limit", "cursor")
+RESERVED_ARGUMENTS = ("query", "limit", "cursor", "max_tokens")
+
+
+@dataclass(frozen=True)
+class SchemaExamples:
+    """Examples for the tool descriptions, taken from the served index (a real heading, a real chunk
+    id); empty strings: no example."""
+
+    query: str = ""
+    chunk_id: str = ""
+
+
+def _max_tokens(default: int) -> JsonSchema:
+    return {
+        "type": "integer",
+        "minimum": MAX_TOKENS_MIN,
+        "maximum": MAX_TOKENS_MAX,
+        "default": default,
+        "description": (
+            f"Largest answer to return, in tokens ({MAX_TOKENS_MIN}-{MAX_TOKENS_MAX}, default {default}), "
+            f"counted as one token per {BYTES_PER_TOKEN} bytes of the whole result. Fewer hits, or a "
+            "shorter window of a long section, come back with a `next_cursor` for the rest."
+        ),
+    }
 
 
 def _facet_hints(conventions: FacetConventions) -> dict[str, str]:
@@ -57,18 +82,22 @@ def facet_description(name: str, values: Sequence[str], conventions: FacetConven
 
 
 def search_input_schema(
-    facets: Mapping[str, Sequence[str]], conventions: FacetConventions = SPEC_FACETS
+    facets: Mapping[str, Sequence[str]],
+    conventions: FacetConventions = SPEC_FACETS,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    examples: SchemaExamples = SchemaExamples(),
 ) -> JsonSchema:
-    """The ``search_docs`` input schema with one enum-constrained property per facet."""
+    """The ``search_docs`` input schema with one enum-constrained property per facet; the query's
+    example is a heading of the served index (``examples``), or there is none."""
+    example = f", e.g. {examples.query.lower()!r}" if examples.query else ""
     properties: dict[str, JsonSchema] = {
         "query": {
             "type": "string",
             "minLength": 1,
             "maxLength": QUERY_MAX_LENGTH,
             "description": (
-                "What you are looking for, in natural language or keywords, e.g. 'how do retries work' "
-                "or 'create a link with custom domain'. Name the operation, option or error message. "
-                "Required unless `cursor` is given."
+                f"What you are looking for, in natural language or keywords{example}. Name the "
+                "operation, option or error message. Required unless `cursor` is given."
             ),
         },
         "limit": {
@@ -88,6 +117,7 @@ def search_input_schema(
                 "also pass the query or filters, they must be the same as before."
             ),
         },
+        "max_tokens": _max_tokens(max_tokens),
     }
     for name, values in searchable_facets(facets).items():
         properties[name] = {
@@ -103,8 +133,11 @@ def search_input_schema(
     }
 
 
-def get_input_schema() -> JsonSchema:
-    """The ``get_doc`` input schema."""
+def get_input_schema(
+    max_tokens: int = MAX_TOKENS_DEFAULT, examples: SchemaExamples = SchemaExamples()
+) -> JsonSchema:
+    """The ``get_doc`` input schema; the chunk id's example is one of the served index, or none."""
+    example = f", e.g. {examples.chunk_id!r}" if examples.chunk_id else ""
     return {
         "type": "object",
         "properties": {
@@ -112,8 +145,8 @@ def get_input_schema() -> JsonSchema:
                 "type": "string",
                 "minLength": 1,
                 "description": (
-                    "A chunk_id exactly as returned by search_docs, "
-                    "e.g. 'guides/retries.md#backoff-strategy'."
+                    f"A chunk_id exactly as returned by search_docs{example}. Required unless `cursor` "
+                    "is given."
                 ),
             },
             "context": {
@@ -123,11 +156,22 @@ def get_input_schema() -> JsonSchema:
                 "default": CONTEXT_DEFAULT,
                 "description": (
                     f"How many neighbouring chunks of the same file to include before and after "
-                    f"({CONTEXT_MIN}-{CONTEXT_MAX}). Use 1-2 when the chunk refers to surrounding text."
+                    f"({CONTEXT_MIN}-{CONTEXT_MAX}). Use 1-2 when the chunk refers to surrounding text. "
+                    "Neighbours that do not fit `max_tokens` are left out, the farthest first."
                 ),
             },
+            "cursor": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": CURSOR_MAX_LENGTH,
+                "description": (
+                    "The `next_cursor` of a previous get_doc answer whose section was too long for "
+                    "`max_tokens`: pass it back unchanged (alone) to read the next window of that section."
+                ),
+            },
+            "max_tokens": _max_tokens(max_tokens),
         },
-        "required": ["chunk_id"],
+        "anyOf": [{"required": ["chunk_id"]}, {"required": ["cursor"]}],
         "additionalProperties": False,
     }
 
@@ -144,33 +188,53 @@ _ALSO_IN: JsonSchema = {
     },
 }
 
-# The fields of a section (``Section.to_dict``): (JSON Schema, what it is for the agent). A search hit
-# has every field but ``markdown``; a get_doc chunk every field but ``snippet`` and ``score``.
-SECTION_FIELDS: dict[str, tuple[JsonSchema, str]] = {
+_PART: JsonSchema = {
+    "type": "object",
+    "properties": {
+        "start": {"type": "integer", "minimum": 0},
+        "end": {"type": "integer", "minimum": 1},
+        "length": {"type": "integer", "minimum": 1},
+    },
+    "required": ["start", "end", "length"],
+}
+
+# The fields of a section as the tools return it: (JSON Schema, what it is for the agent). A search
+# hit has the common fields and HIT_ONLY; a get_doc chunk the common fields and CHUNK_ONLY.
+COMMON_FIELDS: dict[str, tuple[JsonSchema, str]] = {
     "chunk_id": (_STRING, "pass it to get_doc to read the section"),
+    "heading": (_STRING, "the section's own heading"),
+    "breadcrumb": (_BREADCRUMB, "the headings above it, from the page title down"),
     "file": (_STRING, "path of the source file"),
-    "heading": (_STRING, "the section's heading"),
-    "breadcrumb": (_BREADCRUMB, "headings from the page title down to this section"),
-    "facets": (_STRING_MAP, "facet values of the section, e.g. language"),
-    "position": ({"type": "integer", "minimum": 1}, "1-based position of the section in its file"),
-    "total": ({"type": "integer", "minimum": 1}, "number of sections in the file"),
-    "position_label": (_STRING, "e.g. '3 of 12'"),
-    "snippet": (_STRING, "the passage that matched (search hits)"),
-    "score": ({"type": "number"}, "relevance, higher is better (search hits)"),
-    "markdown": (_STRING, "the section's full markdown (get_doc)"),
+    "facets": (_STRING_MAP, "only when the section has any: its facet values, e.g. language"),
     "url": (_STRING, "only when the site is known: the page URL with the section's anchor, to cite or link"),
+}
+HIT_ONLY: dict[str, tuple[JsonSchema, str]] = {
+    "score": ({"type": "number"}, "relevance, higher is better, 3 decimals"),
+    "matched": (
+        {"type": "string", "enum": ["text", "meaning", "both"]},
+        "how it matched: its words (text), its meaning (vector similarity) or both",
+    ),
+    "snippet": (_STRING, "the passage that matched"),
     "also_in": (
         _ALSO_IN,
         "only when present: the same section under other values of a facet (other languages), folded "
         "into this hit; pass a chunk_id to get_doc to read that variant",
     ),
 }
-# Fields a section has only sometimes (left out of ``required``).
-OPTIONAL_FIELDS = ("also_in", "url")
-HIT_FIELDS = {name: spec for name, spec in SECTION_FIELDS.items() if name != "markdown"}
-CHUNK_FIELDS = {
-    name: spec for name, spec in SECTION_FIELDS.items() if name not in ("snippet", "score", "also_in")
+CHUNK_ONLY: dict[str, tuple[JsonSchema, str]] = {
+    "position": ({"type": "integer", "minimum": 1}, "1-based position of the section in its file"),
+    "total": ({"type": "integer", "minimum": 1}, "number of sections in the file"),
+    "markdown": (_STRING, "the section's markdown (a window of it when `part` is present)"),
+    "part": (
+        _PART,
+        "only when the section was cut to fit max_tokens: the characters start..end of its markdown "
+        "of length; the answer's next_cursor reads on",
+    ),
 }
+# Fields a section has only sometimes (left out of ``required``).
+OPTIONAL_FIELDS = ("facets", "url", "matched", "also_in", "part")
+HIT_FIELDS = {**COMMON_FIELDS, **HIT_ONLY}
+CHUNK_FIELDS = {**COMMON_FIELDS, **CHUNK_ONLY}
 
 
 def _type_name(schema: JsonSchema) -> str:
@@ -210,6 +274,7 @@ _RESULT_FIELDS = [
     "inferred_filters",
     "hits",
     "offset",
+    "held_back",
     "next_cursor",
     "mode",
     "fallback_reason",
@@ -251,6 +316,11 @@ def search_output_schema(*, strict: bool = False) -> JsonSchema:
             },
             "hits": {"type": "array", "items": hit},
             "offset": {"type": "integer", "minimum": 0},
+            "held_back": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "hits of this page left out to fit max_tokens: next_cursor starts with them",
+            },
             "next_cursor": {"type": ["string", "null"]},
             "mode": {"type": "string", "enum": list(SEARCH_MODES)},
             "fallback_reason": {"type": ["string", "null"]},
@@ -265,13 +335,17 @@ def get_output_schema(*, strict: bool = False) -> JsonSchema:
 
     ``strict`` adds a typed schema per chunk field (for tests; see :func:`_item_schema`).
     """
-    required_chunk = [name for name in CHUNK_FIELDS if name not in OPTIONAL_FIELDS]
-    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, required_chunk, strict=strict)
+    required = [name for name in CHUNK_FIELDS if name not in OPTIONAL_FIELDS]
+    chunk = _item_schema("One section, in file order", CHUNK_FIELDS, required, strict=strict)
     return {
         "type": "object",
         "properties": {
             "chunk_id": {"type": "string"},
             "chunks": {"type": "array", "items": chunk},
+            "next_cursor": {
+                "type": ["string", "null"],
+                "description": "set when the section was cut to fit max_tokens: pass it as `cursor`",
+            },
         },
-        "required": ["chunk_id", "chunks"],
+        "required": ["chunk_id", "chunks", "next_cursor"],
     }

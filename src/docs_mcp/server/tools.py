@@ -7,6 +7,10 @@ readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.serv
 Arguments are checked once, here at the edge, against the published schema (enums of the index's
 facet values, the limit range); the ``SearchRequest`` made from them checks what a schema cannot
 (a blank query). A ``cursor`` alone continues the search it carries (query, filters, limit, offset).
+
+Every answer stays within ``max_tokens`` (the argument, else the server's default), counted as
+:mod:`docs_mcp.server.budget` says, by :mod:`docs_mcp.server.answers`. Handlers return the
+structured result and its text rendering together: the budget counts both.
 """
 
 from __future__ import annotations
@@ -16,32 +20,42 @@ from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.search.types import UNFILTERED, SearchRequest
+from docs_mcp.search.types import UNFILTERED, SearchPage, SearchRequest, Section
+from docs_mcp.server.answers import Window, fit_hits, fit_window
 from docs_mcp.server.arguments import ArgumentValidator
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, SearchCursor
+from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
+    SchemaExamples,
     get_input_schema,
     search_input_schema,
     searchable_facets,
 )
 
+Answer = tuple[dict[str, Any], str]  # the structured result and its text
+SCORE_DIGITS = 3
+
 
 class DocsTools:
     """The two tools of one index, with the argument validators built from its taxonomy."""
 
-    def __init__(self, index: DocsIndex, codec: CursorCodec) -> None:
+    def __init__(self, index: DocsIndex, codec: CursorCodec, max_tokens: int = MAX_TOKENS_DEFAULT) -> None:
         self._index = index
         self._codec = codec
+        self.max_tokens = max_tokens
         self.conventions = index.config.facets
         self.facets = searchable_facets(index.facets)
-        self.search_schema = search_input_schema(self.facets, self.conventions)
-        self.get_schema = get_input_schema()
+        heading, chunk_id = index.example_section()
+        examples = SchemaExamples(query=heading, chunk_id=chunk_id)
+        self.search_schema = search_input_schema(self.facets, self.conventions, max_tokens, examples)
+        self.get_schema = get_input_schema(max_tokens, examples)
         self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
 
-    def search_docs(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    def search_docs(self, arguments: Mapping[str, Any] | None) -> Answer:
         """Run ``search_docs``: a new search, or the next page of the search a ``cursor`` carries.
 
         Raises:
@@ -49,6 +63,7 @@ class DocsTools:
             CursorError: the cursor is malformed, tampered, foreign or stale, or the request repeats
                 a query, filters or limit other than the cursor's.
             QueryError: the query is blank.
+            BudgetTooSmall: ``max_tokens`` cannot hold one hit.
         """
         values = self._search_arguments.validate(arguments)
         given = {name: str(values[name]) for name in self.facets if name in values}
@@ -61,31 +76,32 @@ class DocsTools:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
             request = self._continued(self._codec.decode(str(cursor)), query, given, limit)
         page = self._index.search(request)
-        next_offset = request.offset + len(page.hits)
-        next_cursor = (
-            self._codec.encode(
-                offset=next_offset,
-                limit=request.limit,
-                query=request.query,
-                filters=request.filters,
-                mode=request.mode,
-            )
-            if page.has_more and page.hits
-            else None
-        )
+        hits = [hit_data(section) for section in page.hits]
         filters = dict(request.filters)
-        hint = self._hint(request.query, filters) if not page.hits and request.offset == 0 else None
-        return {
-            "query": request.query,
-            "filters": filters,
-            "inferred_filters": dict(page.inferred_filters),
-            "hits": [hit.to_dict() for hit in page.hits],
-            "offset": request.offset,
-            "next_cursor": next_cursor,
-            "mode": page.mode,
-            "fallback_reason": page.fallback_reason,
-            "hint": hint,
-        }
+        hint = self._hint(request.query, filters) if not hits and request.offset == 0 else None
+
+        def shown(count: int) -> dict[str, Any]:
+            more = count < len(hits) or page.has_more
+            return _search_result(
+                request,
+                page,
+                hits[:count],
+                len(hits) - count,
+                hint,
+                self._next(request, count) if more and count else None,
+            )
+
+        result = fit_hits(shown, len(hits), render_search, int(values["max_tokens"]))
+        return result, render_search(result)
+
+    def _next(self, request: SearchRequest, count: int) -> str:
+        return self._codec.encode(
+            offset=request.offset + count,
+            limit=request.limit,
+            query=request.query,
+            filters=request.filters,
+            mode=request.mode,
+        )
 
     @staticmethod
     def _continued(
@@ -118,22 +134,56 @@ class DocsTools:
             mode=cursor.mode,
         )
 
-    def get_doc(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run ``get_doc``.
+    def get_doc(self, arguments: Mapping[str, Any] | None) -> Answer:
+        """Run ``get_doc``: a section and its neighbours, or the next window of a long section.
 
         Raises:
-            InvalidArguments: arguments do not match the schema.
+            InvalidArguments: arguments do not match the schema (which needs a chunk_id or a cursor).
             ChunkNotFound: the index holds no such chunk; the message points to search_docs.
+            CursorError: the cursor is malformed, tampered, foreign or stale, or names another chunk.
+            BudgetTooSmall: ``max_tokens`` cannot hold a few characters of the section.
         """
         values = self._get_arguments.validate(arguments)
-        chunk_id = str(values["chunk_id"])
+        start, context = 0, int(values["context"])
+        if "cursor" in values:
+            chunk_id, start, length = self._codec.decode_window(str(values["cursor"]))
+            if "chunk_id" in values and values["chunk_id"] != chunk_id:
+                raise CursorError(
+                    f"The cursor continues {chunk_id!r}, not {values['chunk_id']!r}: pass only the cursor."
+                )
+            context = 0
+        else:
+            chunk_id, length = str(values["chunk_id"]), 0
         try:
-            window = self._index.get(chunk_id, int(values["context"]))
+            window = self._index.get(chunk_id, context)
         except ChunkNotFound as error:
             raise ChunkNotFound(
                 _not_found_message(chunk_id, error.close_ids), chunk_id, error.close_ids
             ) from error
-        return window.to_dict()
+        chunks = [chunk_data(section) for section in window.chunks]
+        requested = next(i for i, section in enumerate(window.chunks) if section.chunk_id == chunk_id)
+        if start and len(chunks[requested]["markdown"]) != length:
+            raise CursorError(
+                "The cursor is stale: the section has changed since it was issued. "
+                "Call get_doc with the chunk_id (no cursor) to read the section from its start."
+            )
+
+        def answer(part: Window) -> dict[str, Any]:
+            if part.end is None:
+                return {"chunk_id": chunk_id, "chunks": part.chunks, "next_cursor": None}
+            whole: str = chunks[requested]["markdown"]
+            cut = {
+                **chunks[requested],
+                "markdown": whole[part.start : part.end],
+                "part": {"start": part.start, "end": part.end, "length": len(whole)},
+            }
+            following = (
+                self._codec.encode_window(chunk_id, part.end, len(whole)) if part.end < len(whole) else None
+            )
+            return {"chunk_id": chunk_id, "chunks": [cut], "next_cursor": following}
+
+        result = fit_window(chunks, requested, start, answer, render_get, int(values["max_tokens"]))
+        return result, render_get(result)
 
     def _hint(self, query: str, filters: Mapping[str, str]) -> dict[str, Any]:
         suggestions = self._index.suggest_filters(query, filters)
@@ -167,3 +217,63 @@ def _not_found_message(chunk_id: str, close_ids: list[str]) -> str:
     if close_ids:
         message += " Similar ids in this index: " + ", ".join(close_ids[:5]) + "."
     return message
+
+
+def _search_result(
+    request: SearchRequest,
+    page: SearchPage,
+    hits: list[dict[str, Any]],
+    held_back: int,
+    hint: dict[str, Any] | None,
+    next_cursor: str | None,
+) -> dict[str, Any]:
+    return {
+        "query": request.query,
+        "filters": dict(request.filters),
+        "inferred_filters": dict(page.inferred_filters),
+        "hits": hits,
+        "offset": request.offset,
+        "held_back": held_back,
+        "next_cursor": next_cursor,
+        "mode": page.mode,
+        "fallback_reason": page.fallback_reason,
+        "hint": hint,
+    }
+
+
+def hit_data(section: Section) -> dict[str, Any]:
+    """A search hit as the tool returns it: what an agent picks a section by, nothing twice."""
+    data: dict[str, Any] = {
+        "chunk_id": section.chunk_id,
+        "heading": section.heading,
+        "breadcrumb": list(section.breadcrumb),
+        "file": section.file_path,
+    }
+    if section.facets:
+        data["facets"] = dict(section.facets)
+    data["score"] = round(float(section.score or 0.0), SCORE_DIGITS)
+    if section.matched:
+        data["matched"] = section.matched
+    data["snippet"] = section.snippet or ""
+    if section.url:  # set when the index knows the section's published page
+        data["url"] = section.url
+    if section.also_in:
+        data["also_in"] = [variant.to_dict() for variant in section.also_in]
+    return data
+
+
+def chunk_data(section: Section) -> dict[str, Any]:
+    """A section as ``get_doc`` returns it."""
+    data: dict[str, Any] = {
+        "chunk_id": section.chunk_id,
+        "heading": section.heading,
+        "breadcrumb": list(section.breadcrumb),
+        "file": section.file_path,
+    }
+    if section.facets:
+        data["facets"] = dict(section.facets)
+    data["position"], data["total"] = section.position, section.total
+    if section.url:
+        data["url"] = section.url
+    data["markdown"] = section.markdown or ""
+    return data

@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.server.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
 from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT, MIN_REFRESH_INTERVAL
 
 TRANSPORTS = ("stdio", "http")
@@ -32,6 +33,8 @@ _EPILOG = """environment (each sets the default of its flag; a flag given wins):
   DOCS_MCP_REFRESH_INTERVAL  --refresh-interval
   DOCS_MCP_CACHE_DIR         --cache-dir
   DOCS_MCP_NO_PAGE           --no-page when set to 1
+  DOCS_MCP_MAX_TOKENS        --max-tokens
+  DOCS_MCP_FEEDBACK_LOG      --feedback-log
   DOCS_MCP_CURSOR_SECRET     the key signing pagination cursors: give every replica behind a load
                              balancer the same value (default: a random key per process)
   DOCS_MCP_REGISTRY_USERNAME, DOCS_MCP_REGISTRY_PASSWORD   registry credentials for oci:// indexes
@@ -72,6 +75,16 @@ def _seconds(value: str) -> float:
             "(--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
         )
     return seconds
+
+
+def _max_tokens(value: str) -> int:
+    from docs_mcp.errors import ConfigError
+    from docs_mcp.server.budget import parse_max_tokens
+
+    try:
+        return parse_max_tokens(value, "--max-tokens or DOCS_MCP_MAX_TOKENS")
+    except ConfigError as error:
+        raise argparse.ArgumentTypeError(str(error)) from error
 
 
 def _listed(environ: Mapping[str, str], name: str) -> list[str]:
@@ -186,6 +199,23 @@ def register(
         help="over HTTP, do not serve the search page at / (an MCP client of /mcp; env DOCS_MCP_NO_PAGE=1)",
     )
     parser.add_argument(
+        "--max-tokens",
+        type=_max_tokens,
+        default=env.get("DOCS_MCP_MAX_TOKENS") or str(MAX_TOKENS_DEFAULT),
+        metavar="N",
+        help=f"default budget of one answer, in tokens counted as one per {BYTES_PER_TOKEN} bytes "
+        f"({MAX_TOKENS_MIN}-{MAX_TOKENS_MAX}, default {MAX_TOKENS_DEFAULT}: below Claude Code's 10,000-token "
+        "warning; a call may pass its own max_tokens; env DOCS_MCP_MAX_TOKENS)",
+    )
+    parser.add_argument(
+        "--feedback-log",
+        type=Path,
+        default=env.get("DOCS_MCP_FEEDBACK_LOG") or None,
+        metavar="FILE",
+        help="offer the docs_feedback tool and append its reports (query, chunk ids, score, reason, "
+        "index build) to FILE as JSON lines (env DOCS_MCP_FEEDBACK_LOG)",
+    )
+    parser.add_argument(
         "--insecure", action="store_true", help="plain HTTP to the registry (default only for localhost)"
     )
     _register_auth(parser, env)
@@ -274,5 +304,7 @@ def run(args: argparse.Namespace) -> int:
             insecure=True if args.insecure else None,
             refresh_interval=args.refresh_interval,
         ),
+        max_tokens=args.max_tokens,
+        feedback_log=args.feedback_log,
     )
     return 0
