@@ -107,3 +107,92 @@ def test_cache_all_hits_on_10000_entries(benchmark: Any, tmp_path: Path) -> None
     assert hits == len(texts)
     benchmark.extra_info["fill_s"] = round(fill_s, 2)
     benchmark.extra_info["hits"] = hits
+
+
+# -- issue 23: the local embedder against its previous settings, paired in one run -------------------
+
+PAIRED_CHUNKS = 64  # per corpus, spread evenly over it (each ~128 tokens, the model's cut)
+PAIRED_ROUNDS = 3
+
+
+def _previous_settings_encoder() -> Any:
+    """The local embedder as it was before issue 23, for the paired comparison: onnxruntime's default
+    thread settings (idle threads spin), the tokenizer padding each batch of 16 texts taken in corpus
+    order, one tokenizer call per batch."""
+    import numpy as np
+    import onnxruntime
+    import tokenizers
+
+    options = onnxruntime.SessionOptions()
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    session = onnxruntime.InferenceSession(
+        str(local.model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+    )
+    tokenizer = tokenizers.Tokenizer.from_file(str(local.find_tokenizer()))
+    tokenizer.enable_truncation(max_length=local.DEFAULT_MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def encode(texts: list[str]) -> Any:
+        out = []
+        for start in range(0, len(texts), 16):
+            encodings = tokenizer.encode_batch(texts[start : start + 16])
+            ids = np.array([e.ids for e in encodings], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            hidden = session.run(None, feeds)[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+            out.append((pooled / np.clip(norms, 1e-12, None)).astype(np.float32))
+        return np.concatenate(out)
+
+    return encode
+
+
+@pytest.mark.parametrize("corpus", ["claude-docs", "sdk"])
+def test_local_embedding_against_the_previous_settings(
+    benchmark: Any, corpus: str, request: pytest.FixtureRequest
+) -> None:
+    """Chunks/s (wall and CPU) of the build's embedding path (``embed_chunks`` on a fresh provider)
+    against the previous settings, rounds interleaved; the vectors must be the same."""
+    import numpy as np
+
+    from docs_mcp.corpus.loader import load_corpus
+    from docs_mcp.indexing.embed import embed_chunks
+
+    docs = request.getfixturevalue("claude_docs" if corpus == "claude-docs" else "corpora_docs")
+    chunks = load_corpus(docs).chunks
+    sample = chunks[:: max(1, len(chunks) // PAIRED_CHUNKS)][:PAIRED_CHUNKS]
+    texts = [chunk.embedding_input for chunk in sample]
+    previous = _previous_settings_encoder()
+    provider = local.LocalProvider()
+    provider.embed_query("warm up")
+    previous(texts[:2])
+    timings: dict[str, list[tuple[float, float]]] = {"before": [], "after": []}
+    vectors: dict[str, Any] = {}
+
+    def timed(name: str, run: Any) -> None:
+        wall, cpu = time.perf_counter(), time.process_time()
+        vectors[name] = np.asarray(run(), dtype=np.float32)
+        timings[name].append((time.perf_counter() - wall, time.process_time() - cpu))
+
+    def paired_round() -> None:
+        timed("before", lambda: previous(texts))
+        timed("after", lambda: embed_chunks(provider, sample, lambda _done, _total: None))
+
+    benchmark.pedantic(paired_round, rounds=PAIRED_ROUNDS, iterations=1)
+    assert np.allclose(vectors["before"], vectors["after"], atol=1e-6), "the vectors changed"
+    ratios = sorted(b[0] / a[0] for b, a in zip(timings["before"], timings["after"], strict=True))
+    cpu_ratios = sorted(b[1] / a[1] for b, a in zip(timings["before"], timings["after"], strict=True))
+    median = {name: sorted(t[0] for t in runs)[len(runs) // 2] for name, runs in timings.items()}
+    benchmark.extra_info.update(
+        chunks=len(sample),
+        chunks_per_s_before=round(len(sample) / median["before"], 1),
+        chunks_per_s_after=round(len(sample) / median["after"], 1),
+        speedup=round(ratios[len(ratios) // 2], 2),
+        speedup_range=[round(ratios[0], 2), round(ratios[-1], 2)],
+        cpu_speedup=round(cpu_ratios[len(cpu_ratios) // 2], 2),
+        load_average=round(os.getloadavg()[0], 1),
+    )
+    print(f"\n{corpus}: {benchmark.extra_info}")

@@ -68,3 +68,49 @@ def test_index_size_with_vectors(
     markdown = _size(claude_docs, "*.md")
     benchmark.extra_info.update(index_bytes=index, markdown_bytes=markdown, ratio=round(index / markdown, 2))
     print(f"\nindex {index / 2**20:.1f} MiB (cache excluded) for {markdown / 2**20:.1f} MiB of markdown")
+
+
+def test_incremental_full_text_rebuild_of_the_corpora(
+    benchmark: BenchmarkFixture, corpora_docs: Path, tmp_path: Path
+) -> None:
+    """Issue 23: the SDK corpora rebuilt into the same OUT after one edited file, against a full build
+    (a fresh OUT, nothing to reuse), rounds interleaved; the rebuild must equal the full build."""
+    import time
+
+    from docs_mcp.artifact.content import content_digest
+
+    docs = shutil.copytree(corpora_docs, tmp_path / "docs")
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=docs, out=out))
+    pages = sorted(docs.rglob("*.md"))
+    edits = count(1)
+    full_s: list[float] = []
+    rebuild_s: list[float] = []
+    last: list[BuildResult] = []
+
+    def paired_round() -> None:
+        n = next(edits)
+        page = pages[n * 97 % len(pages)]
+        page.write_text(page.read_text(encoding="utf-8") + f"\n\nEdited for rebuild round {n}.\n")
+        fresh = tmp_path / f"fresh-{n}"
+        started = time.perf_counter()
+        build(BuildOptions(docs_dir=docs, out=fresh))
+        full_s.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        last.append(build(BuildOptions(docs_dir=docs, out=out)))
+        rebuild_s.append(time.perf_counter() - started)
+        if n > 1:
+            shutil.rmtree(tmp_path / f"fresh-{n - 1}")
+
+    benchmark.pedantic(paired_round, rounds=3, iterations=1)
+    fresh = tmp_path / "fresh-3"
+    assert last[-1].files_rechunked == 1, last[-1]
+    assert content_digest(out, b"") == content_digest(fresh, b""), "the rebuild differs from a full build"
+    ratios = sorted(r / f for r, f in zip(rebuild_s, full_s, strict=True))
+    benchmark.extra_info.update(
+        full_build_s=round(sorted(full_s)[1], 2),
+        rebuild_s=round(sorted(rebuild_s)[1], 2),
+        rebuild_over_full=round(ratios[1], 3),
+        ratio_range=[round(ratios[0], 3), round(ratios[-1], 3)],
+    )
+    print(f"\n{benchmark.extra_info}")

@@ -113,3 +113,32 @@ def test_a_missing_or_foreign_tokenizer_is_a_config_error(
     foreign.write_text("{}")
     with pytest.raises(ConfigError, match="not all-MiniLM-L6-v2's tokenizer"):
         LocalProvider(tokenizer_path=str(foreign))
+
+
+def test_sorted_small_batches_give_the_vectors_of_the_tokenizers_own_padding(provider: LocalProvider) -> None:
+    """Issue 23: one tokenizer call, batches of similar length, the model run on small batches: the
+    same vectors (to float rounding) as the previous path, where the tokenizer padded each batch of 16
+    texts taken in input order."""
+    import onnxruntime
+    import tokenizers
+
+    from docs_mcp.embedding.local import model_path
+
+    texts = [f"{'Configure the client. ' * (n % 9 + 1)}Section {n} of the guide." for n in range(40)]
+    texts += ["short", "a much longer text about retries and timeouts " * 20, "x"]
+    tokenizer = tokenizers.Tokenizer.from_file(str(find_tokenizer()))
+    tokenizer.enable_truncation(max_length=DEFAULT_MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    session = onnxruntime.InferenceSession(str(model_path()), providers=["CPUExecutionProvider"])
+    expected = []
+    for start in range(0, len(texts), 16):
+        encodings = tokenizer.encode_batch(texts[start : start + 16])
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": 0 * ids})[0]
+        pooled = (hidden * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        expected.extend(pooled / np.linalg.norm(pooled, axis=1, keepdims=True))
+
+    got = provider.embed_documents(texts)
+
+    assert np.allclose(np.array(got), np.array(expected), atol=1e-6)

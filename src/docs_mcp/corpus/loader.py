@@ -15,6 +15,7 @@ from pathlib import Path
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
 from docs_mcp.corpus.files import (
     NOT_REGULAR_RULE,
@@ -65,6 +66,8 @@ class Corpus(HasFindings):
     site: Site = field(default_factory=Site)  # the site generator the docs are written for
     urls: dict[str, str] = field(default_factory=dict)  # chunk id -> page URL (a site with a base URL)
     stub_chunks: int = 0  # sections of a site's pages with nothing but headings: not indexed
+    # Each file's chunk cache key (``chunk_cache.file_key``) when loaded with a cache, by path.
+    file_keys: dict[str, str] = field(default_factory=dict)
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
@@ -91,6 +94,7 @@ def load_corpus(
     workers: int | None = None,
     overlay: Mapping[str, bytes] | None = None,
     site_config: Path | None = None,
+    chunk_cache: ChunkCache | None = None,
 ) -> Corpus:
     """Read, resolve and chunk every ``*.md`` under ``docs_dir`` (``on_file`` is told each path, in path
     order, as its chunks are ready). ``overlay`` maps posix paths under ``docs_dir`` to contents that
@@ -99,7 +103,8 @@ def load_corpus(
     Problems in the docs never raise: they become findings (see ``Corpus.errors``). ``workers``
     is the number of chunking processes, this one included; None picks one per CPU (at most 4) for
     folders of ``PARALLEL_THRESHOLD`` files or more, else chunks in this process. The result is the
-    same whatever the number (see ``chunk_pool.py``).
+    same whatever the number (see ``chunk_pool.py``). With ``chunk_cache``, files it holds are not
+    chunked again and the files chunked are put in it (the caller saves it); the result is the same.
 
     The site generator the docs are the source of (``site_config``, else the root manifest's
     ``site`` key, else a config beside the folder: see ``site.py``) decides whether ``*.mdx`` pages
@@ -127,9 +132,14 @@ def load_corpus(
             tree.mdx.append(path)
     tree.markdown.sort()
     tree.manifests.sort()
+    files = _Files(root, overlay)
+    if chunk_cache is not None:  # the pool is sized by what the cache does not hold
+        return _load(
+            files, tree, lambda count: ChunkPool(_worker_count(workers, count)), on_file, chunk_cache
+        )
     # Started now so that the helpers' start-up overlaps with reading the files.
     with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx))) as pool:
-        return _load(_Files(root, overlay), tree, pool, on_file, site_config)
+        return _load(files, tree, lambda _count: pool, on_file, None, site_config)
 
 
 def _worker_count(workers: int | None, files: int) -> int:
@@ -167,8 +177,9 @@ class _Files:
 def _load(
     source: _Files,
     tree: _Tree,
-    pool: ChunkPool,
+    make_pool: Callable[[int], ChunkPool],
     on_file: Callable[[str], None] | None,
+    cache: ChunkCache | None,
     site_config: Path | None = None,
 ) -> Corpus:
     findings: list[Finding] = [
@@ -206,14 +217,23 @@ def _load(
         if pages is not None:
             text = pages.prepare(path, text)
         jobs.append((text, path, resolver.settings(path)))
+    keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
+    cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
     files: list[ChunkedFile] = []
-    for chunked in pool.chunk(jobs):
-        if on_file is not None:
-            on_file(chunked.path)
-        if pages is not None:
-            chunked, site_findings = pages.finish(chunked)
-            findings.extend(site_findings)
-        files.append(chunked)
+    # The cache holds what chunk_file made of the prepared text; a site's pages are finished after it.
+    with make_pool(cached.count(None)) as pool:
+        fresh = pool.chunk([job for job, hit in zip(jobs, cached, strict=True) if hit is None])
+        for index, hit in enumerate(cached):
+            chunked = hit if hit is not None else next(fresh)
+            if cache is not None and hit is None:
+                cache.put(keys[index], chunked)
+            if on_file is not None:
+                on_file(chunked.path)
+            if pages is not None:
+                chunked, site_findings = pages.finish(chunked)
+                findings.extend(site_findings)
+            files.append(chunked)
+    for chunked in files:
         findings.extend(chunked.findings)
         findings.extend(_check_declarations(chunked, facets))
     defaulted = [file.path for file in files if not file.strategy_explicit]
@@ -235,6 +255,7 @@ def _load(
         site=site,
         urls=pages.urls if pages is not None else {},
         stub_chunks=pages.stub_chunks if pages is not None else 0,
+        file_keys={job[1]: key for job, key in zip(jobs, keys, strict=True)} if cache is not None else {},
     )
 
 

@@ -35,6 +35,11 @@ DIMENSIONS = 384
 # 128 tokens: faster than 256 and retrieved slightly better on claude-docs (see benchmarks/).
 DEFAULT_MAX_TOKENS = 128
 MODEL_MAX_TOKENS = 512  # the position embeddings of the BERT model
+# Texts per embed_documents call from a build (each call is one embedding cache segment); inside a
+# call the model runs on batches of MODEL_BATCH texts of similar length: small batches cost the
+# least CPU per chunk here (measured 1, 2, 4, 8, 16 in benchmarks/test_embedding.py's paired test).
+DEFAULT_BATCH_SIZE = 64
+MODEL_BATCH = 4
 TOKENIZER_ENV = "DOCS_MCP_LOCAL_TOKENIZER"
 # sha256 of all-MiniLM-L6-v2's tokenizer.json: the one the model was trained with.
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
@@ -113,12 +118,19 @@ def _load(model: Path, tokenizer_file: Path, max_tokens: int, threads: int) -> _
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.intra_op_num_threads = threads  # 0: onnxruntime picks one per core
             options.log_severity_level = 3
+            # Idle worker threads sleep instead of spinning for work: on a shared or busy machine the
+            # spinning threads burned the cores the busy ones needed (measured in
+            # benchmarks/test_embedding.py: same vectors, far less CPU per chunk under load).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options.add_session_config_entry("session.inter_op.allow_spinning", "0")
             session = onnxruntime.InferenceSession(
                 str(model), sess_options=options, providers=["CPUExecutionProvider"]
             )
             tokenizer = tokenizers.Tokenizer.from_file(str(tokenizer_file))
             tokenizer.enable_truncation(max_length=max_tokens)
-            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            # No padding from the tokenizer (its tokenizer.json asks for some): each text's own ids,
+            # padded per model batch in _encode_ids, where the attention mask covers only real tokens.
+            tokenizer.no_padding()
             names = frozenset(spec.name for spec in session.get_inputs())
             loaded = _LOADED[key] = _Loaded(session, tokenizer, names)
         return loaded
@@ -128,8 +140,8 @@ class LocalProvider:
     """all-MiniLM-L6-v2 int8 on onnxruntime: 384 dimensions, inputs cut at ``max_tokens`` tokens.
 
     ``model`` may be the short name or an identity an index recorded (its ``max_tokens`` is then
-    used). It runs one batch at a time (``concurrency`` 1); ``threads`` are onnxruntime's (0: one per
-    core). Raises ``ConfigError`` for bad options.
+    used). It runs one batch at a time (``concurrency`` 1); ``batch_size`` is the texts per call a build
+    makes, ``threads`` are onnxruntime's (0: one per core). Raises ``ConfigError`` for bad options.
     """
 
     name = "local"
@@ -140,7 +152,7 @@ class LocalProvider:
         model: str = MODEL_NAME,
         dimensions: int = DIMENSIONS,
         max_tokens: int | None = None,
-        batch_size: int = 16,
+        batch_size: int = DEFAULT_BATCH_SIZE,
         threads: int = 0,
         tokenizer_path: str | None = None,
     ) -> None:
@@ -169,7 +181,7 @@ class LocalProvider:
         return cls(
             model=settings.model or MODEL_NAME,
             dimensions=settings.dimensions or DIMENSIONS,
-            batch_size=settings.batch_size or 16,
+            batch_size=settings.batch_size or DEFAULT_BATCH_SIZE,
             threads=settings.concurrency or 0,
         )
 
@@ -187,17 +199,21 @@ class LocalProvider:
         if not texts:
             return []
         loaded = self._loaded()
-        # Batches of similar length waste little compute on padding; results go back in input order.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # One tokenizer call for all texts, then batches of similar token counts so that little
+        # compute goes to padding; results go back in input order. A text's vector does not depend
+        # on its batch (padding is masked out), so this gives the same vectors as any other batching.
+        ids = [encoding.ids for encoding in loaded.tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         vectors = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            positions = order[start : start + self.batch_size]
-            vectors[positions] = self._encode(loaded, [texts[i] for i in positions])
+        for start in range(0, len(order), MODEL_BATCH):
+            positions = order[start : start + MODEL_BATCH]
+            vectors[positions] = self._encode_ids(loaded, [ids[i] for i in positions])
         return vectors.tolist()
 
     def embed_query(self, text: str) -> list[float]:
         """The query's vector. Raises ``EmbeddingError`` if onnxruntime fails."""
-        return self._encode(self._loaded(), [text])[0].tolist()  # type: ignore[no-any-return]
+        loaded = self._loaded()
+        return self._encode_ids(loaded, [loaded.tokenizer.encode(text).ids])[0].tolist()  # type: ignore[no-any-return]
 
     def _loaded(self) -> _Loaded:
         try:
@@ -207,10 +223,13 @@ class LocalProvider:
                 f"could not load the local embedding model {self._model_path}: {error}"
             ) from error
 
-    def _encode(self, loaded: _Loaded, texts: list[str]) -> np.ndarray[Any, np.dtype[np.float32]]:
-        encodings = loaded.tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _encode_ids(self, loaded: _Loaded, batch: list[list[int]]) -> np.ndarray[Any, np.dtype[np.float32]]:
+        width = max(len(one) for one in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, one in enumerate(batch):
+            ids[row, : len(one)] = one
+            mask[row, : len(one)] = 1
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in loaded.input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)

@@ -62,21 +62,25 @@ def embed_chunks(
 ) -> list[list[float]]:
     """One vector per chunk, in order. Each call carries one request's batch for every request the
     provider runs at once (``batch_size * concurrency`` texts), so its concurrency is really used.
+    Chunks go to the provider shortest first, so each call holds inputs of about one length (a local
+    model pads every input of a batch to its longest), and their vectors are put back in chunk order.
     ``report(done, total)`` follows each call (the caller announces the start).
 
     Raises ``EmbeddingError`` when the provider fails or returns vectors of the wrong count or width.
     """
     step = max(1, provider.batch_size) * max(1, provider.concurrency)
-    vectors: list[list[float]] = []
+    order = sorted(range(len(chunks)), key=lambda i: len(chunks[i].embedding_input))
+    vectors: list[list[float]] = [[] for _ in chunks]
     total = len(chunks)
     for start in range(0, total, step):
-        batch = chunks[start : start + step]
+        batch = [chunks[i] for i in order[start : start + step]]
         got = provider.embed_documents([c.embedding_input for c in batch], labels=[c.id for c in batch])
         if len(got) != len(batch) or any(len(v) != provider.dimensions for v in got):
             raise EmbeddingError(
                 f"embedding provider {provider.name!r} returned {len(got)} vectors for {len(batch)} inputs "
                 f"or vectors not of {provider.dimensions} dimensions"
             )
-        vectors.extend(got)
-        report(len(vectors), total)
+        for position, vector in zip(order[start : start + step], got, strict=True):
+            vectors[position] = vector
+        report(min(start + step, total), total)
     return vectors

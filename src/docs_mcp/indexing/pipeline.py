@@ -20,12 +20,14 @@ from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
-from docs_mcp.indexing.rows import chunk_rows
+from docs_mcp.indexing.row_cache import RowCache
+from docs_mcp.indexing.rows import with_vectors
 from docs_mcp.indexing.writer import write_index
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
@@ -79,6 +81,7 @@ class BuildResult:
     embedded: int = 0
     cache_hits: int | None = None  # None: no embedding cache in use
     cache_misses: int | None = None
+    files_rechunked: int = 0  # files not in the chunk cache of the last build (all of them the first time)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data (``docs-mcp build --json``)."""
@@ -95,6 +98,7 @@ class BuildResult:
             "embedded": self.embedded,
             "cache_hits": self.cache_hits,
             "cache_misses": self.cache_misses,
+            "files_rechunked": self.files_rechunked,
             "seconds": round(self.seconds, 3),
             "warnings": [finding.to_dict() for finding in self.warnings],
         }
@@ -129,7 +133,12 @@ def build(options: BuildOptions) -> BuildResult:
         files_seen += 1
         report(BuildProgress("files", files_seen))
 
-    corpus = load_corpus(Path(options.docs_dir), on_file=on_file, site_config=options.site_config)
+    # What the last build into this cache chunked and which rows it made: a rebuild redoes only the
+    # files that changed, with the same result as a full build (chunk_cache.py, row_cache.py).
+    chunk_cache = ChunkCache(cache_dir)
+    corpus = load_corpus(
+        Path(options.docs_dir), on_file=on_file, site_config=options.site_config, chunk_cache=chunk_cache
+    )
     if corpus.errors:
         raise ValidationFailed(
             f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
@@ -173,10 +182,14 @@ def build(options: BuildOptions) -> BuildResult:
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
     )
     report(BuildProgress("writing", 0, None, str(out)))
+    row_cache = RowCache(cache_dir)
+    rows = row_cache.rows(corpus.files, corpus.file_keys, sorted(facets), corpus.urls)
     staging = new_staging_dir(out)
     try:
-        write_index(staging, chunk_rows(chunks, facets, vectors, corpus.urls), sorted(facets))
+        write_index(staging, rows if vectors is None else with_vectors(rows, vectors), sorted(facets))
         write_manifest(staging, manifest)
+        chunk_cache.save()
+        row_cache.save()
         if options.cache_dir is None and cache_dir.is_dir():
             # The default cache lives inside OUT: carry it into the new index before the swap.
             shutil.move(str(cache_dir), str(staging / CACHE_DIR_NAME))
@@ -202,6 +215,7 @@ def build(options: BuildOptions) -> BuildResult:
         embedded=len(chunks) if provider else 0,
         cache_hits=provider.hits if provider else None,
         cache_misses=provider.misses if provider else None,
+        files_rechunked=chunk_cache.misses,
     )
 
 

@@ -50,11 +50,16 @@ def chunk_rows(
 
     Raises ``ValueError`` when ``vectors`` does not hold one vector per chunk.
     """
+    rows = text_rows(chunks, facet_names, urls)
+    return rows if vectors is None else with_vectors(rows, vectors)
+
+
+def text_rows(
+    chunks: Sequence[Chunk], facet_names: Iterable[str], urls: Mapping[str, str] | None = None
+) -> pa.Table:
+    """The rows of ``chunks`` without the vector column: everything their text (and URL) decides."""
     names = sorted(set(facet_names))
-    dimensions = len(vectors[0]) if vectors is not None and len(vectors) else None
-    if vectors is not None and len(vectors) != len(chunks):
-        raise ValueError(f"{len(vectors)} vectors for {len(chunks)} chunks")
-    schema = table_schema(names, dimensions, urls=bool(urls))
+    schema = table_schema(names, None, urls=bool(urls))
     columns: dict[str, list[object]] = {
         "id": [c.id for c in chunks],
         "file_path": [c.file_path for c in chunks],
@@ -74,15 +79,24 @@ def chunk_rows(
         columns[URL_COLUMN] = [urls.get(c.id) for c in chunks]
     for name in names:
         columns[facet_column(name)] = [_facet_value(c.metadata, name) for c in chunks]
-    arrays: list[pa.Array] = [
-        pa.array(columns[f.name], type=f.type) for f in schema if f.name != VECTOR_COLUMN
-    ]
-    if dimensions is not None and vectors is not None:
-        import numpy as np
+    return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in schema], schema=schema)
 
-        flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
-        arrays.append(pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions))
-    return pa.Table.from_arrays(arrays, schema=schema)
+
+def with_vectors(rows: pa.Table, vectors: Sequence[Sequence[float]]) -> pa.Table:
+    """``rows`` (from ``text_rows``) with the vector column of ``vectors`` (none when it is empty).
+
+    Raises ``ValueError`` when ``vectors`` does not hold one vector per row.
+    """
+    if len(vectors) != rows.num_rows:
+        raise ValueError(f"{len(vectors)} vectors for {rows.num_rows} chunks")
+    if not len(vectors):
+        return rows
+    import numpy as np
+
+    dimensions = len(vectors[0])
+    flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
+    column = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions)
+    return rows.append_column(pa.field(VECTOR_COLUMN, column.type, nullable=False), column)
 
 
 def _facet_value(metadata: Mapping[str, str], name: str) -> str | None:

@@ -7,16 +7,32 @@ from typing import Any
 from lancedb.query import BooleanQuery, FullTextQuery, MatchQuery, Occur, PhraseQuery
 
 from docs_mcp.search.config import SearchConfig
-from docs_mcp.search.terms import query_phrases
+from docs_mcp.search.terms import STOP_WORDS, WORD, query_phrases
 from docs_mcp.store.columns import FTS_COLUMNS
 from docs_mcp.store.identifiers import expand_query
+
+# A query of more words than this (pasted code, a stack trace) is matched on its distinct content
+# words: LanceDB scores every repeat of a word as one more term over its postings, which made long
+# queries the slow ones at scale (benchmarks/test_search_scale.py), and in pasted code repeats say
+# little. The tokenizer drops stop words and case anyway. Shorter queries (every question of the
+# labelled sets) are matched as written.
+LONG_QUERY_WORDS = 48  # the labelled sets' longest question has 33 (identifier parts included)
+
+
+def match_terms(query: str) -> str:
+    """The words the BM25 clauses match: ``query`` with its identifier parts, distinct when long."""
+    terms = expand_query(query)
+    words = WORD.findall(terms)
+    if len(words) <= LONG_QUERY_WORDS:
+        return terms
+    return " ".join(dict.fromkeys(word.lower() for word in words if word.lower() not in STOP_WORDS))
 
 
 def fulltext_query(query: str, config: SearchConfig) -> FullTextQuery:
     """SHOULD clauses, so the columns' BM25 scores are summed (MultiMatchQuery would keep only the best
     column's score); the query's compound identifiers are split as the index splits them."""
     columns = [column for column in FTS_COLUMNS if config.boosts.get(column, 0) > 0]
-    terms = expand_query(query)
+    terms = match_terms(query)
     phrases = query_phrases(query, config.max_phrases) if config.phrase_weight > 0 else []
     # A phrase clause has no boost of its own, so the word clauses are scaled up instead: only the
     # ratio matters to the ranking (and to the min-max normalised hybrid fusion).
