@@ -156,6 +156,9 @@ def test_search_filter_open_and_page_on(server: HttpServer, browser: Any) -> Non
     assert len(sections) > 1
     target = browser.find_element(By.CSS_SELECTOR, "#doc-body section.chunk.target")
     assert target.get_attribute("data-chunk-id") == chunk_id
+    wanted = next(c for c in doc["chunks"] if c["chunk_id"] == chunk_id)
+    where = f"{wanted['file']} · section {wanted['position']} of {wanted['total']}"
+    assert target.find_element(By.CSS_SELECTOR, ".position").text == where
     ARTIFACTS.mkdir(exist_ok=True)
     browser.save_screenshot(str(ARTIFACTS / "page-get-doc.png"))
     browser.find_element(By.CSS_SELECTOR, "dialog .close").click()
@@ -240,3 +243,49 @@ def test_the_page_asks_for_the_token_of_a_server_that_needs_one(
     finally:
         browser.execute_script("sessionStorage.clear()")
         stop(guarded)
+
+
+def test_a_section_cut_to_fit_the_budget_reads_on_to_its_end(browser: Any, tmp_path: Path) -> None:
+    # serve --max-tokens at its floor: a long section comes back in windows (get_doc's next_cursor),
+    # and "Read on" shows the next until the windows joined are the section's markdown.
+    from docs_mcp.indexing import BuildOptions, build
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    paragraphs = [
+        f"Paragraph {n} about retries: " + "backoff and jitter keep clients polite. " * 12 for n in range(40)
+    ]
+    (docs / "long.md").write_text("# Long guide\n\n## Retries\n\n" + "\n\n".join(paragraphs) + "\n")
+    out = tmp_path / "index"
+    build(BuildOptions(docs_dir=docs, out=out))
+    small = start_http_server(out, "--max-tokens", "1000")
+    try:
+        browser.get(small.base + "/?q=retries")
+        wait_until(browser, lambda d: rendered_ids(d))
+        hit = browser.find_element(By.CSS_SELECTOR, "#hits > li.hit")
+        section_id = hit.get_attribute("data-chunk-id")
+        hit.find_element(By.CSS_SELECTOR, ".hit-title").click()
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk"))
+        reads = 0
+        while browser.find_elements(By.CSS_SELECTOR, "#doc-body .read-on"):
+            count = len(browser.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk"))
+            browser.find_element(By.CSS_SELECTOR, "#doc-body .read-on").click()
+            wait_until(
+                browser,
+                lambda d, shown=count: (
+                    len(d.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk")) > shown
+                ),
+            )
+            reads += 1
+            assert reads < 100
+        assert reads > 0
+        windows = [
+            s.find_element(By.CSS_SELECTOR, "pre.markdown").get_attribute("textContent")
+            for s in browser.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk")
+            if s.get_attribute("data-chunk-id") == section_id
+        ]
+        whole = call_tool(small, "get_doc", {"chunk_id": section_id, "max_tokens": 20000})
+        assert "".join(windows) == whole["chunks"][0]["markdown"]
+        browser.find_element(By.CSS_SELECTOR, "dialog .close").click()
+    finally:
+        stop(small)

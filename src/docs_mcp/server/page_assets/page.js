@@ -218,7 +218,8 @@ function renderHit(hit) {
   }
   item.append(element("p", "snippet", hit.snippet));
   const meta = element("div", "meta");
-  meta.append(element("code", "file", `${hit.file} · ${hit.position_label || ""}`));
+  meta.append(element("code", "file", hit.file));
+  if (hit.matched) meta.append(element("span", "chip muted", `matched: ${hit.matched}`));
   for (const [name, value] of Object.entries(hit.facets || {})) {
     meta.append(element("span", "chip", `${name}: ${value}`));
   }
@@ -249,6 +250,34 @@ function link(url) {
   return anchor;
 }
 
+// get_doc's chunks, and a "Read on" button while the answer was cut to fit its budget (next_cursor).
+function renderChunks(body, result) {
+  for (const chunk of result.chunks) {
+    const section = element("section", chunk.chunk_id === result.chunk_id ? "chunk target" : "chunk");
+    section.dataset.chunkId = chunk.chunk_id;
+    section.append(element("div", "breadcrumb", (chunk.breadcrumb || []).join(" › ")));
+    const where = `${chunk.file} · section ${chunk.position} of ${chunk.total}`;
+    const part = chunk.part ? ` · characters ${chunk.part.start}-${chunk.part.end} of ${chunk.part.length}` : "";
+    section.append(element("div", "position", where + part));
+    section.append(element("pre", "markdown", chunk.markdown));
+    body.append(section);
+  }
+  if (!result.next_cursor) return;
+  const more = element("button", "read-on", "Read on");
+  more.type = "button";
+  more.addEventListener("click", async () => {
+    more.disabled = true;
+    try {
+      const next = await callTool(GET_TOOL, { cursor: result.next_cursor });
+      more.remove();
+      renderChunks(body, next);
+    } catch (error) {
+      more.replaceWith(element("p", "error", error.message));
+    }
+  });
+  body.append(more);
+}
+
 async function openDoc(chunkId) {
   const dialog = $("doc");
   const body = $("doc-body");
@@ -258,14 +287,7 @@ async function openDoc(chunkId) {
   try {
     const result = await callTool(GET_TOOL, { chunk_id: chunkId, context: 1 });
     body.replaceChildren();
-    for (const chunk of result.chunks) {
-      const section = element("section", chunk.chunk_id === result.chunk_id ? "chunk target" : "chunk");
-      section.dataset.chunkId = chunk.chunk_id;
-      section.append(element("div", "breadcrumb", (chunk.breadcrumb || []).join(" › ")));
-      section.append(element("div", "position", `${chunk.file} · ${chunk.position_label}`));
-      section.append(element("pre", "markdown", chunk.markdown));
-      body.append(section);
-    }
+    renderChunks(body, result);
     const target = body.querySelector(".chunk.target");
     if (target) target.scrollIntoView({ block: "nearest" });
   } catch (error) {
