@@ -131,3 +131,23 @@ def test_a_facet_the_hub_would_shadow_stops_the_start_naming_index_and_facet(
     done = _serve("--index", f"plain={plain_index}", "--index", f"shadowed={tmp_path / 'out'}")
     assert done.returncode == 1 and done.stderr.count("\n") == 1, done.stderr
     assert f"--index shadowed: the index has a facet named {facet!r}" in done.stderr
+
+
+def test_a_rebuild_that_adds_a_shadowed_facet_is_refused_and_the_old_index_serves(
+    tmp_path: Path, plain_index: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    docs = write_docs(tmp_path / "docs", {"a.md": "# A\n\nAlpha text.\n"})
+    build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
+    ready = open_hub(
+        parse_index_specs([f"plain={plain_index}", f"rebuilt={tmp_path / 'out'}"]), key=CURSOR_KEY
+    )
+    try:
+        rebuilt = next(library for library in ready.hub.libraries if library.name == "rebuilt")
+        before = rebuilt.live.current
+        (docs / ".docs-mcp.json").write_text(json.dumps({"version": "1", "metadata": {"library": "x"}}))
+        build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
+        with caplog.at_level("WARNING"):
+            assert rebuilt.live.acquire() is before
+        assert "--index rebuilt: the index has a facet named 'library'" in caplog.text
+    finally:
+        ready.stop()
