@@ -18,6 +18,7 @@ import pytest
 
 from docs_mcp.cli.main import build_parser, main
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.server.library import RefreshIntervals
 from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
@@ -90,7 +91,10 @@ def test_the_environment_sets_every_default(monkeypatch: pytest.MonkeyPatch) -> 
     )
     assert args["env_allow_host"] == ["docs.example.com:*", "docs-mcp:8000"]
     assert args["env_allow_origin"] == ["https://app.example.com"]
-    assert (args["refresh_interval"], args["cache_dir"]) == (30.0, Path("/var/cache/docs-mcp"))
+    assert (args["refresh_interval"], args["cache_dir"]) == (
+        RefreshIntervals(30.0),
+        Path("/var/cache/docs-mcp"),
+    )
 
 
 def test_flags_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

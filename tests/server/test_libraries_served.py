@@ -150,3 +150,37 @@ def test_each_tag_refreshes_on_its_own_under_load(
     assert load.calls > 20
     logged = "".join(server.stderr_lines)
     assert "pay@2.0: now serving" in logged and "refresh of" in logged
+
+
+def test_each_tag_is_polled_at_its_own_interval(
+    registry: Registry, example_v2: Path, example_v1: Path, acme_index: Path, tmp_path: Path
+) -> None:
+    """``DOCS_MCP_REFRESH_INTERVAL=600,pay=0.2``: both tags move, only pay (its own 0.2 s) follows in
+    time; widgets keeps every tag's 600 s; /healthz shows each interval."""
+    pay, widgets = registry.ref("hub/pay-own"), registry.ref("hub/widgets-own")
+    pay_first = publish(example_v2, pay, cache_dir=tmp_path / "publisher")
+    widgets_first = publish(acme_index, widgets, cache_dir=tmp_path / "publisher")
+    server = _start_http(
+        *_named(("pay", f"oci://{pay}"), ("widgets", f"oci://{widgets}")),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        DOCS_MCP_REFRESH_INTERVAL="600,pay=0.2",
+    )
+    try:
+        rows = httpx.get(f"{server.base}/healthz").json()["indexes"]
+        assert {i["library"]: i["refresh_interval"] for i in rows} == {"pay": 0.2, "widgets": 600.0}
+        pay_second = publish(example_v1, pay, cache_dir=tmp_path / "publisher")
+        widgets_second = publish(example_v2, widgets, cache_dir=tmp_path / "publisher")
+        assert widgets_second.digest != widgets_first.digest and pay_second.digest != pay_first.digest
+        deadline = time.monotonic() + 30
+        while _digests(server.base)["pay"] != pay_second.digest:
+            assert time.monotonic() < deadline, "pay never moved to its new digest"
+            time.sleep(0.05)
+        time.sleep(1.0)  # five of pay's intervals more: widgets, polled every 600 s, has not looked yet
+        assert _digests(server.base)["widgets"] == widgets_first.digest
+        hits = call(server.url, "search_docs", {"query": "widget", "library": "widgets"})["structuredContent"]
+        assert hits["hits"], hits
+    finally:
+        stop(server)
+    logged = "".join(server.stderr_lines)
+    assert "pay@2.0: now serving" in logged and "widgets: now serving" not in logged, logged

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from library_fixtures import acme_index
 from selenium import webdriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -28,6 +29,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = REPO_ROOT / "test-artifacts"
 WAIT = 15.0  # seconds for any one thing the page does
+
+__all__ = ["acme_index"]  # a fixture used here
 
 BREADCRUMB_SEPARATOR = " \u203a "  # what page.js joins a breadcrumb with
 
@@ -289,3 +292,58 @@ def test_a_section_cut_to_fit_the_budget_reads_on_to_its_end(browser: Any, tmp_p
         browser.find_element(By.CSS_SELECTOR, "dialog .close").click()
     finally:
         stop(small)
+
+
+def test_several_libraries_filter_by_library_and_each_hit_names_its_own(
+    example_index: Path, acme_index: Path, browser: Any
+) -> None:
+    # Two libraries in one server: `library` is the schema's first enum, so the page's first select.
+    hub = start_http_server(f"payments={example_index}", "--index", f"widgets={acme_index}")
+    try:
+        browser.get_log("browser")  # read away what earlier tests left (the token test's 401s)
+        browser.get(f"{hub.base}/?q=retries")
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#hits > li.hit"))
+        merged = call_tool(hub, "search_docs", {"query": "retries"})["hits"]
+        assert rendered_ids(browser) == [hit["chunk_id"] for hit in merged]
+        assert {hit["library"] for hit in merged} == {"payments", "widgets"}  # both answer unfiltered
+        assert rendered_libraries(browser) == [hit["library"] for hit in merged]
+
+        selects = browser.find_elements(By.CSS_SELECTOR, "#facets select[data-facet]")
+        assert selects[0].get_attribute("data-facet") == "library"
+        select = Select(selects[0])
+        assert [o.get_attribute("value") for o in select.options] == ["", "payments", "widgets"]
+        for library in ("widgets", "payments"):
+            mark = search_mark(browser)
+            select.select_by_value(library)
+            wait_for_search(browser, mark)
+            expected = call_tool(hub, "search_docs", {"query": "retries", "library": library})["hits"]
+            assert expected and rendered_ids(browser) == [hit["chunk_id"] for hit in expected]
+            assert rendered_libraries(browser) == [library] * len(expected)
+            assert parse_qs(urlsplit(browser.current_url).query) == {"q": ["retries"], "library": [library]}
+
+        # A hit opens in its own library: get_doc's window equals the one asked with that library.
+        first = browser.find_element(By.CSS_SELECTOR, "#hits > li.hit")
+        chunk_id = first.get_attribute("data-chunk-id")
+        first.find_element(By.CSS_SELECTOR, ".hit-title").click()
+        wait_until(browser, lambda d: d.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk"))
+        doc = call_tool(hub, "get_doc", {"library": "payments", "chunk_id": chunk_id, "context": 1})
+        sections = browser.find_elements(By.CSS_SELECTOR, "#doc-body section.chunk")
+        assert [s.get_attribute("data-chunk-id") for s in sections] == [c["chunk_id"] for c in doc["chunks"]]
+        ARTIFACTS.mkdir(exist_ok=True)
+        browser.find_element(By.CSS_SELECTOR, "dialog .close").click()
+        wait_until(browser, lambda d: not d.find_element(By.ID, "doc").is_displayed())
+        browser.save_screenshot(str(ARTIFACTS / "page-libraries.png"))
+        problems = [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+        assert problems == []
+    finally:
+        stop(hub)
+
+
+def rendered_libraries(driver: Any) -> list[str]:
+    """Each rendered hit's library, as the person reads it (its chip) and as the page marks it."""
+    shown = []
+    for hit in driver.find_elements(By.CSS_SELECTOR, "#hits > li.hit"):
+        chip = hit.find_element(By.CSS_SELECTOR, ".meta .chip.library").text
+        assert chip == f"library: {hit.get_attribute('data-library')}", chip
+        shown.append(chip.removeprefix("library: "))
+    return shown

@@ -32,7 +32,8 @@ class Library:
     """One served index: library ``name``, its ``version`` (None: unversioned), the index it holds now.
 
     ``source`` is what was given (a folder or ``oci://`` reference); ``digest`` the artifact digest
-    being served (None for a folder); both shown by ``/healthz``.
+    being served (None for a folder); ``refresh_interval`` how often its tag is polled (None: never);
+    all shown by ``/healthz``.
     """
 
     name: str
@@ -40,6 +41,7 @@ class Library:
     live: LiveIndex[ServedIndex]
     source: str
     digest: str | None = None
+    refresh_interval: float | None = None
 
     @property
     def label(self) -> str:
@@ -52,6 +54,7 @@ class Library:
             "version": self.version,
             "source": self.source,
             "digest": self.digest,
+            "refresh_interval": self.refresh_interval,
             "index": served.index.identity,
             "index_version": served.index.manifest.docs_mcp_version,
             "chunks": served.index.manifest.chunk_count,

@@ -22,7 +22,7 @@ from docs_mcp.server.app import ServedIndex, open_warm, served_index
 from docs_mcp.server.cursor import cursor_key
 from docs_mcp.server.hub import Hub, Library
 from docs_mcp.server.hub_app import HubStates, create_hub_server
-from docs_mcp.server.library import LibrarySpec
+from docs_mcp.server.library import LibrarySpec, RefreshIntervals, check_facet_names
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.options import OCI_SCHEME, HttpOptions, RegistryOptions, Transport
 from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
@@ -57,8 +57,10 @@ def open_hub(
     ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault.
     """
     options = registry or RegistryOptions()
-    if options.refresh_interval is not None and options.refresh_interval <= 0:
-        raise ConfigError(f"--refresh-interval must be positive (got {options.refresh_interval:g})")
+    intervals = RefreshIntervals(options.refresh_interval, options.library_refresh)
+    if intervals and not any(s.reference.startswith(OCI_SCHEME) for s in specs):
+        raise ConfigError("--refresh-interval follows registry tags; no --index is oci://REF")
+    intervals.check(specs)
     started = time.perf_counter()
     signing_key = key if key is not None else cursor_key()
     health: dict[str, Any] = {}
@@ -66,30 +68,46 @@ def open_hub(
     followers: list[Callable[[], Callable[[], None]]] = []
     stops: list[Callable[[], None]] = []
 
-    def opener(path: Path) -> ServedIndex:
-        return served_index(open_warm(path), signing_key)
+    def opener_of(label: str) -> Callable[[Path], ServedIndex]:
+        def opener(path: Path) -> ServedIndex:
+            served = served_index(open_warm(path), signing_key)
+            check_facet_names(label, served.tools.facets)  # at start, and on each swap (then refused)
+            return served
+
+        return opener
 
     def refresh_health(*_args: Any) -> None:
         health["indexes"] = [library.health() for library in libraries]
 
-    if options.refresh_interval is not None and not any(s.reference.startswith(OCI_SCHEME) for s in specs):
-        raise ConfigError("--refresh-interval follows registry tags; no --index is oci://REF")
-
     def open_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
         assert spec.name is not None
         label = spec.label()
+        opener = opener_of(label)
         if not spec.reference.startswith(OCI_SCHEME):
             live = LiveIndex.open(Path(spec.reference), opener, watch=True, on_swap=refresh_health)
             return _library(spec, live, spec.reference, None), None
-        source = RegistrySource(spec.reference, cache_dir=options.cache_dir, insecure=options.insecure)
-        if options.refresh_interval is not None and source.reference.digest:
-            raise ConfigError(f"--index {label}: --refresh-interval follows a tag; this one is a digest")
+        source = sources[spec]
         pulled = source.start()
         live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
+        interval = intervals.for_spec(spec)
         library = _library(spec, live, spec.reference, pulled.digest)
-        if options.refresh_interval is None:
+        library.refresh_interval = interval
+        if interval is None:
             return library, None
-        return library, _follower(source, library, pulled, options.refresh_interval, refresh_health, announce)
+        return library, _follower(source, library, pulled, interval, refresh_health, announce)
+
+    # Every reference is checked before anything is pulled: a digest cannot be followed.
+    sources = {
+        spec: RegistrySource(spec.reference, cache_dir=options.cache_dir, insecure=options.insecure)
+        for spec in specs
+        if spec.reference.startswith(OCI_SCHEME)
+    }
+    for spec, source in sources.items():
+        if intervals.for_spec(spec) is not None and source.reference.digest:
+            raise ConfigError(
+                f"--index {spec.label()}: --refresh-interval follows a tag; this one is a digest (give "
+                "each tag its own instead, --refresh-interval NAME=SECONDS, and none for this one)"
+            )
 
     # Pulls wait on the network and opens partly in LanceDB: a few at once start several libraries sooner.
     with ThreadPoolExecutor(max_workers=min(_OPENING_AT_ONCE, len(specs))) as pool:

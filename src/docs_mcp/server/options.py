@@ -6,7 +6,7 @@ neither imports the other for these types.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -59,4 +59,6 @@ class RegistryOptions:
 
     cache_dir: Path | None = None
     insecure: bool | None = None  # None: plain HTTP only for a loopback registry
-    refresh_interval: float | None = None  # seconds between polls of the tag; None: never
+    refresh_interval: float | None = None  # seconds between polls of every tag; None: never
+    # Library NAME (or NAME@VERSION) -> its own interval, over refresh_interval (several indexes only).
+    library_refresh: Mapping[str, float] = field(default_factory=dict)

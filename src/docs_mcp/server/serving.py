@@ -80,6 +80,12 @@ def serve(
             serve_hub(specs, transport=transport, http=http, announce=announce, registry=registry)
             return
         index = specs[0].reference
+    if options.library_refresh:
+        from docs_mcp.server.library import LibrarySpec, RefreshIntervals
+
+        RefreshIntervals(options.refresh_interval, options.library_refresh).check(
+            [LibrarySpec(None, str(index))]
+        )
     if _URL_SCHEME.match(str(index)) and not str(index).startswith(OCI_SCHEME):
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"

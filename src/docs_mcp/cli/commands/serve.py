@@ -7,7 +7,6 @@ so a container is configured by ``-e`` alone: see ``_EPILOG``.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import signal
 import sys
@@ -18,7 +17,8 @@ from typing import Any
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.server.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
-from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT, MIN_REFRESH_INTERVAL
+from docs_mcp.server.library import RefreshIntervals, parse_refresh_intervals
+from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
 
 TRANSPORTS = ("stdio", "http")
 
@@ -30,7 +30,8 @@ _EPILOG = """environment (each sets the default of its flag; a flag given wins):
   DOCS_MCP_PORT              --port
   DOCS_MCP_ALLOW_HOSTS       --allow-host, comma-separated
   DOCS_MCP_ALLOW_ORIGINS     --allow-origin, comma-separated
-  DOCS_MCP_REFRESH_INTERVAL  --refresh-interval
+  DOCS_MCP_REFRESH_INTERVAL  --refresh-interval: SECONDS for every tag and/or NAME=SECONDS,...
+                             (comma-separated), e.g. 300,sdk=30
   DOCS_MCP_CACHE_DIR         --cache-dir
   DOCS_MCP_NO_PAGE           --no-page when set to 1
   DOCS_MCP_MAX_TOKENS        --max-tokens
@@ -64,17 +65,41 @@ def _port(value: str) -> int:
     return port
 
 
-def _seconds(value: str) -> float:
+def _refresh(value: str) -> RefreshIntervals:
     try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if not (math.isfinite(seconds) and seconds >= MIN_REFRESH_INTERVAL):  # nan and inf are floats too
+        return parse_refresh_intervals([value])
+    except ConfigError as error:
         raise argparse.ArgumentTypeError(
-            f"{value!r} is not a number of seconds of at least {MIN_REFRESH_INTERVAL:g} "
-            "(--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
+            f"{error} (--refresh-interval or DOCS_MCP_REFRESH_INTERVAL)"
+        ) from None
+
+
+class _RefreshAction(argparse.Action):
+    """``--refresh-interval``: repeated values add up (``300``, ``sdk=30``); the first given on the command
+    line replaces the environment's; a library (or the bare interval) given twice is a usage error."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        assert isinstance(values, RefreshIntervals)
+        current = getattr(namespace, self.dest) if getattr(namespace, "_refresh_given", False) else None
+        namespace._refresh_given = True
+        if current is None:
+            setattr(namespace, self.dest, values)
+            return
+        twice = set(current.by_library) & set(values.by_library)
+        if twice or (current.every_tag is not None and values.every_tag is not None):
+            given = ", ".join(sorted(twice)) or "the interval of every tag"
+            raise argparse.ArgumentError(self, f"{given} is given twice")
+        merged = RefreshIntervals(
+            values.every_tag if values.every_tag is not None else current.every_tag,
+            {**current.by_library, **values.by_library},
         )
-    return seconds
+        setattr(namespace, self.dest, merged)
 
 
 def _max_tokens(value: str) -> int:
@@ -180,11 +205,13 @@ def register(
     )
     parser.add_argument(
         "--refresh-interval",
-        type=_seconds,
-        default=env.get("DOCS_MCP_REFRESH_INTERVAL") or None,
-        metavar="SECONDS",
-        help="with --index oci://REF:TAG, poll the tag this often and swap to each new digest "
-        "(env DOCS_MCP_REFRESH_INTERVAL)",
+        type=_refresh,
+        action=_RefreshAction,
+        default=env.get("DOCS_MCP_REFRESH_INTERVAL") or RefreshIntervals(),
+        metavar="[NAME=]SECONDS",
+        help="with --index oci://REF:TAG, poll the tag this often and swap to each new digest; with several "
+        "indexes, NAME=SECONDS (or NAME@VERSION=SECONDS) sets one library's own interval, over a bare "
+        "SECONDS for every tag (repeatable; env DOCS_MCP_REFRESH_INTERVAL, comma-separated: 300,sdk=30)",
     )
     parser.add_argument(
         "--cache-dir",
@@ -302,7 +329,8 @@ def run(args: argparse.Namespace) -> int:
         registry=RegistryOptions(
             cache_dir=args.cache_dir,
             insecure=True if args.insecure else None,
-            refresh_interval=args.refresh_interval,
+            refresh_interval=args.refresh_interval.every_tag,
+            library_refresh=args.refresh_interval.by_library,
         ),
         max_tokens=args.max_tokens,
         feedback_log=args.feedback_log,

@@ -206,11 +206,14 @@ function showHint(hint) {
 function renderHit(hit) {
   const item = element("li", "hit");
   item.dataset.chunkId = hit.chunk_id;
+  // Several libraries served: each hit says which one (and version) it is from, and opens there.
+  const where = hit.library ? { library: hit.library, ...(hit.version ? { version: hit.version } : {}) } : {};
+  if (hit.library) item.dataset.library = hit.library;
   const head = element("div", "hit-head");
   const title = element("button", "hit-title", hit.heading || hit.chunk_id);
   title.type = "button";
   title.title = "get_doc with its neighbours";
-  title.addEventListener("click", () => openDoc(hit.chunk_id));
+  title.addEventListener("click", () => openDoc(hit.chunk_id, where));
   head.append(title, element("span", "score", Number(hit.score).toFixed(3)));
   item.append(head);
   if (hit.breadcrumb && hit.breadcrumb.length) {
@@ -218,6 +221,10 @@ function renderHit(hit) {
   }
   item.append(element("p", "snippet", hit.snippet));
   const meta = element("div", "meta");
+  if (hit.library) {
+    const label = hit.version ? `${hit.library}@${hit.version}` : hit.library;
+    meta.append(element("span", "chip library", `library: ${label}`));
+  }
   meta.append(element("code", "file", hit.file));
   if (hit.matched) meta.append(element("span", "chip muted", `matched: ${hit.matched}`));
   for (const [name, value] of Object.entries(hit.facets || {})) {
@@ -231,7 +238,7 @@ function renderHit(hit) {
       const button = element("button", "chip link", `${variant.facet}: ${variant.value}`);
       button.type = "button";
       button.dataset.chunkId = variant.chunk_id;
-      button.addEventListener("click", () => openDoc(variant.chunk_id));
+      button.addEventListener("click", () => openDoc(variant.chunk_id, where));
       also.append(button);
     }
     item.append(also);
@@ -278,14 +285,14 @@ function renderChunks(body, result) {
   body.append(more);
 }
 
-async function openDoc(chunkId) {
+async function openDoc(chunkId, where = {}) {
   const dialog = $("doc");
   const body = $("doc-body");
   $("doc-title").textContent = chunkId;
   body.replaceChildren(element("p", "muted", `get_doc ${chunkId}…`));
   if (!dialog.open) dialog.showModal();
   try {
-    const result = await callTool(GET_TOOL, { chunk_id: chunkId, context: 1 });
+    const result = await callTool(GET_TOOL, { chunk_id: chunkId, context: 1, ...where });
     body.replaceChildren();
     renderChunks(body, result);
     const target = body.querySelector(".chunk.target");
