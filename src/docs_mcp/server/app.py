@@ -48,6 +48,7 @@ __all__ = [
     "ServedIndex",
     "build_tools",
     "create_server",
+    "feedback_entry",
     "open_server",
     "open_warm",
     "served_index",
@@ -92,18 +93,23 @@ def build_tools(
         GET_TOOL: _ToolEntry(get, tools.get_doc),
     }
     if feedback is not None:
-        report = types.Tool(
-            name=FEEDBACK_TOOL,
-            title="Report whether the docs answered",
-            description=FEEDBACK_DESCRIPTION,
-            input_schema=feedback_input_schema(),
-            output_schema=feedback_output_schema(),
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-            ),
-        )
-        entries[FEEDBACK_TOOL] = _ToolEntry(report, feedback.report)
+        entries[FEEDBACK_TOOL] = feedback_entry(feedback)
     return entries
+
+
+def feedback_entry(feedback: FeedbackLog) -> _ToolEntry:
+    """The ``docs_feedback`` tool appending to ``feedback`` (a single index's and the hub's)."""
+    report = types.Tool(
+        name=FEEDBACK_TOOL,
+        title="Report whether the docs answered",
+        description=FEEDBACK_DESCRIPTION,
+        input_schema=feedback_input_schema(),
+        output_schema=feedback_output_schema(),
+        annotations=types.ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        ),
+    )
+    return _ToolEntry(report, feedback.report)
 
 
 def _error_result(message: str) -> types.CallToolResult:
