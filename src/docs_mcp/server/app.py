@@ -37,6 +37,7 @@ from docs_mcp.server.feedback import (
 )
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.prompts import DocsPrompts
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
@@ -51,6 +52,7 @@ __all__ = [
     "feedback_entry",
     "open_server",
     "open_warm",
+    "prompt_handlers",
     "served_index",
 ]
 
@@ -126,6 +128,7 @@ class ServedIndex:
     listing: types.ListToolsResult
     instructions: str
     resources: DocsResources
+    prompts: DocsPrompts
 
 
 def served_index(
@@ -147,7 +150,10 @@ def served_index(
         conventions=tools.conventions,
     )
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
-    return ServedIndex(index, tools, entries, listing, instructions, DocsResources(index, codec))
+    resources = DocsResources(index, codec)
+    return ServedIndex(
+        index, tools, entries, listing, instructions, resources, DocsPrompts.of(manifest.prompts)
+    )
 
 
 def create_server(
@@ -200,9 +206,30 @@ def create_server(
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
         **_resource_handlers(live, index_calls),
+        **prompt_handlers(lambda: live.acquire().prompts, live.current.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
+
+
+def prompt_handlers(current: Callable[[], DocsPrompts], enabled: bool) -> dict[str, Any]:
+    """The prompt handlers over the prompts ``current()`` gives (the index a request acquires), when
+    the server offers prompts at all (``enabled``: its index held templates when it was made; like
+    resources, the capability is decided then)."""
+    if not enabled:
+        return {}
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return (await anyio.to_thread.run_sync(current)).list()
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return (await anyio.to_thread.run_sync(current)).get(params.name, params.arguments)
+
+    return {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
 
 
 def _resource_handlers(live: LiveIndex[ServedIndex], index_calls: anyio.CapacityLimiter) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.app import SERVER_NAME, feedback_entry
+from docs_mcp.server.app import SERVER_NAME, feedback_entry, prompt_handlers
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
 from docs_mcp.server.hub import Hub, HubView
@@ -35,6 +35,7 @@ from docs_mcp.server.hub_schema import (
     hub_search_output_schema,
 )
 from docs_mcp.server.hub_tools import HubTools
+from docs_mcp.server.prompts import DocsPrompts, hub_prompt_name
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.tools import Answer
@@ -58,6 +59,7 @@ class HubState:
     listing: types.ListToolsResult
     instructions: str
     resources: HubResources
+    prompts: DocsPrompts
 
 
 def hub_state(
@@ -94,7 +96,14 @@ def hub_state(
         runs[FEEDBACK_TOOL] = log.report
         listed.append(feedback_entry(log).tool)
     listing = types.ListToolsResult(tools=listed)
-    return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view))
+    prompts = DocsPrompts(
+        {
+            hub_prompt_name(served.name, template.name): template
+            for served in view.defaults()
+            for template in served.state.index.manifest.prompts
+        }
+    )
+    return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view), prompts)
 
 
 class HubStates:
@@ -169,6 +178,7 @@ def create_hub_server(
         on_call_tool=call_tool,
         get_tool_input_schema=input_schema,
         **resources,
+        **prompt_handlers(lambda: states.acquire().prompts, states.current.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())
     servers.append(server)
