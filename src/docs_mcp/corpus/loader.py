@@ -30,7 +30,7 @@ from docs_mcp.corpus.site import Site, detect_site
 from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
-from docs_mcp.store.prompts import PromptTemplate
+from docs_mcp.prompt_templates import PromptTemplate
 
 __all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from docs_mcp.errors import Finding
 from docs_mcp.parse.safe_yaml import YamlProblem, load_yaml
-from docs_mcp.store.prompts import PLACEHOLDER, PROMPT_NAME, PromptArgument, PromptTemplate
+from docs_mcp.prompt_templates import PLACEHOLDER, PROMPT_NAME, PromptArgument, PromptTemplate
 
 __all__ = ["TEMPLATE_SUFFIX", "is_template", "read_templates"]
 

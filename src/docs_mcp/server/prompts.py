@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from docs_mcp.store.prompts import PromptTemplate
+from docs_mcp.prompt_templates import PromptTemplate
 
 __all__ = ["DocsPrompts", "hub_prompt_name"]
 

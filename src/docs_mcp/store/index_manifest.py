@@ -15,7 +15,7 @@ from typing import Any
 
 from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
 from docs_mcp.limits import loads_json
-from docs_mcp.store.prompts import PromptTemplate
+from docs_mcp.prompt_templates import PromptTemplate
 
 __all__ = [
     "FORMAT_VERSION",

@@ -1,4 +1,5 @@
-"""Prompt templates kept beside the docs, as the index stores them and the server fills them in.
+"""Prompt templates kept beside the docs: the one model the corpus checks, the index stores and the
+server fills in (a top-level module, like ``limits``: shared by stages that may not import each other).
 
 A template is a ``*.template.md`` file of the docs folder (read and checked by
 :mod:`docs_mcp.corpus.prompts`): front matter naming the prompt, describing it and its arguments,
