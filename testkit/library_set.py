@@ -72,7 +72,7 @@ def figures(tools: HubTools, sets: Sequence[LabelledSet], *, merged: bool) -> di
             arguments: dict[str, Any] = {"query": query.query, "limit": labelled.k, **query.filters}
             if not merged:
                 arguments["library"] = labelled.library
-            hits = tools.search_docs(arguments)["hits"]
+            hits = tools.search_docs(arguments)[0]["hits"]
             recall, rr = labelled.scorer(query, hits)
             for name in (labelled.name, "all"):
                 row = totals.setdefault(name, [0, 0.0, 0.0])

@@ -63,7 +63,7 @@ def test_the_walk_skips_templates_hidden_folders_and_other_files_and_sorts_posix
             ".docs-mcp.json": ROOT_MANIFEST,
             "b.md": "# B\n",
             "a dir/with space.md": "# S\n",
-            "prompt.template.md": "# T\n",
+            "prompt.template.md": "---\nname: t\ndescription: A prompt, not a doc\n---\n# T\n",
             ".git/notes.md": "# hidden\n",
             ".hidden.md": "# hidden\n",
             "notes.txt": "not markdown",
@@ -75,6 +75,7 @@ def test_the_walk_skips_templates_hidden_folders_and_other_files_and_sorts_posix
     assert [f.path for f in corpus.files] == ["a dir/with space.md", "b.md", "z/deep/x.md"]
     assert seen == ["a dir/with space.md", "b.md", "z/deep/x.md"]
     assert corpus.findings == []
+    assert [prompt.file for prompt in corpus.prompts] == ["prompt.template.md"]  # a prompt, not a doc
     assert corpus.instructions == "Search the Acme docs."
 
 

@@ -112,7 +112,7 @@ def test_each_library_answers_exactly_as_a_single_index_server_on_its_labelled_s
         for query in labelled.queries:
             arguments = {"query": query.query, "limit": labelled.k, **query.filters}
             alone = single.search_docs(arguments)[0]["hits"]
-            together = tools(hub).search_docs({**arguments, "library": labelled.library})["hits"]
+            together = tools(hub).search_docs({**arguments, "library": labelled.library})[0]["hits"]
             assert [{k: v for k, v in h.items() if k != "library"} for h in together] == alone, query.id
             assert {h["library"] for h in together} <= {labelled.library}
 
@@ -130,7 +130,7 @@ def test_search_across_libraries_stays_within_a_few_points_of_each_library_alone
 
 
 def test_a_library_the_query_names_ranks_first(hub: ReadyHub) -> None:
-    result = tools(hub).search_docs({"query": "what are two ways to start with Claude", "limit": 5})
+    result = tools(hub).search_docs({"query": "what are two ways to start with Claude", "limit": 5})[0]
     assert result["inferred_filters"]["library"] == "claude-docs"
     assert result["hits"][0]["library"] == "claude-docs"
     assert named_libraries("docs for the api", ["claude-docs", "sdks"]) == []
@@ -139,13 +139,13 @@ def test_a_library_the_query_names_ranks_first(hub: ReadyHub) -> None:
 
 def test_a_merged_search_pages_with_one_cursor_like_one_longer_page(hub: ReadyHub) -> None:
     query = {"query": "retries with exponential backoff"}
-    whole = tools(hub).search_docs({**query, "limit": 12})["hits"]
+    whole = tools(hub).search_docs({**query, "limit": 12})[0]["hits"]
     assert len({hit["library"] for hit in whole}) > 1
     pages: list[dict[str, Any]] = []
     cursor: str | None = None
     for _ in range(3):
         arguments = {"cursor": cursor} if cursor else {**query, "limit": 4}
-        result = tools(hub).search_docs(arguments)
+        result = tools(hub).search_docs(arguments)[0]
         pages += result["hits"]
         cursor = result["next_cursor"]
         assert cursor is not None
@@ -238,13 +238,13 @@ def test_a_swapped_index_makes_only_its_own_cursors_stale(
 ) -> None:
     ready = open_hub(parse_index_specs([f"example={example_v2}", f"acme={acme_index}"]), key=CURSOR_KEY)
     hub_tools = ready.states.acquire().tools
-    example = hub_tools.search_docs({"query": "payment", "library": "example", "limit": 1})["next_cursor"]
-    acme = hub_tools.search_docs({"query": "widget", "library": "acme", "limit": 1})["next_cursor"]
-    merged = hub_tools.search_docs({"query": "retries", "limit": 1})["next_cursor"]
+    example = hub_tools.search_docs({"query": "payment", "library": "example", "limit": 1})[0]["next_cursor"]
+    acme = hub_tools.search_docs({"query": "widget", "library": "acme", "limit": 1})[0]["next_cursor"]
+    merged = hub_tools.search_docs({"query": "retries", "limit": 1})[0]["next_cursor"]
     assert example and acme and merged
     ready.hub.libraries[0].live.replace(example_v1)  # what a refresh does
     after = ready.states.acquire().tools
-    assert after.search_docs({"cursor": acme})["hits"]
+    assert after.search_docs({"cursor": acme})[0]["hits"]
     for stale in (example, merged):
         with pytest.raises(Exception, match="The cursor is stale"):
             after.search_docs({"cursor": stale})

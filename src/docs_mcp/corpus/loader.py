@@ -25,10 +25,12 @@ from docs_mcp.corpus.files import (
     special_file_kind,
 )
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
+from docs_mcp.corpus.prompts import is_template, read_templates
 from docs_mcp.corpus.site import Site, detect_site
 from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
+from docs_mcp.prompt_templates import PromptTemplate
 
 __all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
@@ -68,6 +70,7 @@ class Corpus(HasFindings):
     stub_chunks: int = 0  # sections of a site's pages with nothing but headings: not indexed
     # Each file's chunk cache key (``chunk_cache.file_key``) when loaded with a cache, by path.
     file_keys: dict[str, str] = field(default_factory=dict)
+    prompts: list[PromptTemplate] = field(default_factory=list)  # the valid ``*.template.md``, by path
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
@@ -85,6 +88,7 @@ class _Tree:
     outside: list[str]  # symlinks leading out of the root: reported, never read
     special: list[tuple[str, str]]  # (path, kind) of FIFOs, devices, sockets: reported, never opened
     mdx: list[str] = field(default_factory=list)  # ``*.mdx`` pages: read when the site generator uses them
+    templates: list[str] = field(default_factory=list)  # ``*.template.md`` prompt templates (prompts.py)
 
 
 def load_corpus(
@@ -130,6 +134,8 @@ def load_corpus(
             tree.markdown.append(path)
         elif _is_mdx(name) and path not in tree.mdx:
             tree.mdx.append(path)
+        elif is_template(name) and path not in tree.templates:
+            tree.templates.append(path)
     tree.markdown.sort()
     tree.manifests.sort()
     files = _Files(root, overlay)
@@ -241,6 +247,10 @@ def _load(
         findings.append(default_strategy_summary(defaulted, root))
     for manifest in manifests.values():
         findings.extend(_check_manifest_metadata(manifest, facets))
+    prompts, prompt_findings = read_templates(
+        tree.templates, lambda path, found: _template_text(source, path, found, contents)
+    )
+    findings.extend(prompt_findings)
     return Corpus(
         root=root,
         files=files,
@@ -256,7 +266,19 @@ def _load(
         urls=pages.urls if pages is not None else {},
         stub_chunks=pages.stub_chunks if pages is not None else 0,
         file_keys={job[1]: key for job, key in zip(jobs, keys, strict=True)} if cache is not None else {},
+        prompts=prompts,
     )
+
+
+def _template_text(
+    source: _Files, path: str, findings: list[Finding], contents: dict[str, bytes]
+) -> str | None:
+    """A template's text (its bytes counted in the content hash), or None after a finding."""
+    data = source.read(path, findings, rule="unreadable-file")
+    text = _decode(data, path, findings) if data is not None else None
+    if text is not None and data is not None:
+        contents[path] = data
+    return text
 
 
 def _mdx_unread(paths: list[str], site: Site) -> SummaryFinding:
@@ -323,7 +345,8 @@ def _walk(root: Path) -> _Tree:
         for name in filenames:
             is_manifest = name == MANIFEST_NAME
             mdx = _is_mdx(name)
-            if not is_manifest and not mdx and not _is_markdown(name):
+            template = is_template(name)
+            if not is_manifest and not mdx and not template and not _is_markdown(name):
                 continue
             full = Path(folder, name)
             kind = special_file_kind(full)  # None also when it cannot be stat'ed: reading reports it
@@ -332,7 +355,8 @@ def _walk(root: Path) -> _Tree:
             elif full.is_symlink() and not _resolves_inside(full, real_root):
                 tree.outside.append(prefix + name)
             else:
-                (tree.manifests if is_manifest else tree.mdx if mdx else tree.markdown).append(prefix + name)
+                kept = tree.manifests if is_manifest else tree.mdx if mdx else tree.markdown
+                (tree.templates if template else kept).append(prefix + name)
     tree.markdown.sort()
     tree.manifests.sort()
     tree.outside.sort()
@@ -349,7 +373,7 @@ def _resolves_inside(link: Path, real_root: Path) -> bool:
 
 def _is_markdown(name: str) -> bool:
     """An indexed markdown file name: ``*.md``, not hidden, not a prompt template."""
-    return not name.startswith(".") and name.endswith(".md") and not name.endswith(".template.md")
+    return not name.startswith(".") and name.endswith(".md") and not is_template(name)
 
 
 def _is_mdx(name: str) -> bool:

@@ -180,6 +180,7 @@ def build(options: BuildOptions) -> BuildResult:
         version=options.version or corpus.library_version,
         taxonomy=_taxonomy(corpus.taxonomy, facets),
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
+        prompts=tuple(corpus.prompts),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     row_cache = RowCache(cache_dir)

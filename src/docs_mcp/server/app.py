@@ -37,6 +37,7 @@ from docs_mcp.server.feedback import (
 )
 from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.prompts import DocsPrompts
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
@@ -48,8 +49,10 @@ __all__ = [
     "ServedIndex",
     "build_tools",
     "create_server",
+    "feedback_entry",
     "open_server",
     "open_warm",
+    "prompt_handlers",
     "served_index",
 ]
 
@@ -92,18 +95,23 @@ def build_tools(
         GET_TOOL: _ToolEntry(get, tools.get_doc),
     }
     if feedback is not None:
-        report = types.Tool(
-            name=FEEDBACK_TOOL,
-            title="Report whether the docs answered",
-            description=FEEDBACK_DESCRIPTION,
-            input_schema=feedback_input_schema(),
-            output_schema=feedback_output_schema(),
-            annotations=types.ToolAnnotations(
-                read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-            ),
-        )
-        entries[FEEDBACK_TOOL] = _ToolEntry(report, feedback.report)
+        entries[FEEDBACK_TOOL] = feedback_entry(feedback)
     return entries
+
+
+def feedback_entry(feedback: FeedbackLog) -> _ToolEntry:
+    """The ``docs_feedback`` tool appending to ``feedback`` (a single index's and the hub's)."""
+    report = types.Tool(
+        name=FEEDBACK_TOOL,
+        title="Report whether the docs answered",
+        description=FEEDBACK_DESCRIPTION,
+        input_schema=feedback_input_schema(),
+        output_schema=feedback_output_schema(),
+        annotations=types.ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+        ),
+    )
+    return _ToolEntry(report, feedback.report)
 
 
 def _error_result(message: str) -> types.CallToolResult:
@@ -120,6 +128,7 @@ class ServedIndex:
     listing: types.ListToolsResult
     instructions: str
     resources: DocsResources
+    prompts: DocsPrompts
 
 
 def served_index(
@@ -141,7 +150,10 @@ def served_index(
         conventions=tools.conventions,
     )
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
-    return ServedIndex(index, tools, entries, listing, instructions, DocsResources(index, codec))
+    resources = DocsResources(index, codec)
+    return ServedIndex(
+        index, tools, entries, listing, instructions, resources, DocsPrompts.of(manifest.prompts)
+    )
 
 
 def create_server(
@@ -194,9 +206,30 @@ def create_server(
             live.current.entries[name].tool.input_schema if name in live.current.entries else None
         ),
         **_resource_handlers(live, index_calls),
+        **prompt_handlers(lambda: live.acquire().prompts, live.current.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
+
+
+def prompt_handlers(current: Callable[[], DocsPrompts], enabled: bool) -> dict[str, Any]:
+    """The prompt handlers over the prompts ``current()`` gives (the index a request acquires), when
+    the server offers prompts at all (``enabled``: its index held templates when it was made; like
+    resources, the capability is decided then)."""
+    if not enabled:
+        return {}
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return (await anyio.to_thread.run_sync(current)).list()
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        return (await anyio.to_thread.run_sync(current)).get(params.name, params.arguments)
+
+    return {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
 
 
 def _resource_handlers(live: LiveIndex[ServedIndex], index_calls: anyio.CapacityLimiter) -> dict[str, Any]:

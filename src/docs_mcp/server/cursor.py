@@ -163,9 +163,11 @@ class CursorCodec:
         query: str,
         filters: Mapping[str, str],
         mode: SearchMode | None = None,
+        where: Mapping[str, Any] | None = None,
     ) -> str:
-        """The cursor for the page starting at ``offset`` of this search (query, filters, mode, limit)."""
-        position = {"m": mode, "o": offset, "l": limit}
+        """The cursor for the page starting at ``offset`` of this search (query, filters, mode, limit);
+        ``where`` adds fields saying which index it continues (a hub's library and version)."""
+        position = {"m": mode, "o": offset, "l": limit, **(where or {})}
         cursor = self.seal(SEARCH, {"q": query, "f": dict(sorted(filters.items())), **position})
         if len(cursor) > CURSOR_MAX_LENGTH:  # never for real queries; then the request repeats it
             cursor = self.seal(SEARCH, {"r": request_digest(query, filters), **position})
@@ -194,10 +196,13 @@ class CursorCodec:
             raise _malformed(SEARCH, " (a field is out of range)")
         return SearchCursor(query, dict(filters), mode, cast(int, offset), cast(int, limit), digest)
 
-    def encode_window(self, chunk_id: str, start: int, length: int) -> str:
+    def encode_window(
+        self, chunk_id: str, start: int, length: int, where: Mapping[str, Any] | None = None
+    ) -> str:
         """The cursor of a ``get_doc`` window: the rest of section ``chunk_id`` from character ``start``
-        (``length`` binds the section's size: a cursor never continues another text)."""
-        return self.seal(SECTION, {"c": chunk_id, "s": start, "n": length})
+        (``length`` binds the section's size: a cursor never continues another text); ``where`` as
+        for :meth:`encode`."""
+        return self.seal(SECTION, {"c": chunk_id, "s": start, "n": length, **(where or {})})
 
     def decode_window(self, cursor: str) -> tuple[str, int, int]:
         """The section, start and length a window cursor holds (see :meth:`open`).

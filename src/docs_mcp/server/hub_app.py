@@ -11,6 +11,7 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
@@ -21,12 +22,12 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.app import SERVER_NAME
+from docs_mcp.server.app import SERVER_NAME, feedback_entry, prompt_handlers
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
+from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
 from docs_mcp.server.hub import Hub, HubView
 from docs_mcp.server.hub_resources import HubResources
 from docs_mcp.server.hub_schema import (
-    LIBRARY,
-    VERSION,
     hub_get_description,
     hub_get_output_schema,
     hub_instructions,
@@ -34,9 +35,10 @@ from docs_mcp.server.hub_schema import (
     hub_search_output_schema,
 )
 from docs_mcp.server.hub_tools import HubTools
+from docs_mcp.server.prompts import DocsPrompts, hub_prompt_name
 from docs_mcp.server.protocol import NameInvalidParams
-from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
+from docs_mcp.server.tools import Answer
 
 __all__ = ["HubState", "create_hub_server"]
 
@@ -53,14 +55,20 @@ class HubState:
 
     view: HubView
     tools: HubTools
-    runs: dict[str, Callable[[Mapping[str, Any] | None], dict[str, Any]]]
+    runs: dict[str, Callable[[Mapping[str, Any] | None], Answer]]
     listing: types.ListToolsResult
     instructions: str
     resources: HubResources
+    prompts: DocsPrompts
 
 
-def hub_state(view: HubView) -> HubState:
-    tools = HubTools(view)
+def hub_state(
+    view: HubView, max_tokens: int = MAX_TOKENS_DEFAULT, feedback_log: Path | None = None
+) -> HubState:
+    """The tools of ``view`` answering within ``max_tokens`` unless a call asks for another budget,
+    and ``docs_feedback`` appending to ``feedback_log`` when one is given (each report names every
+    served index: library, version and index identity)."""
+    tools = HubTools(view, max_tokens=max_tokens)
     search = types.Tool(
         name=SEARCH_TOOL,
         title="Search the documentation",
@@ -77,21 +85,42 @@ def hub_state(view: HubView) -> HubState:
         output_schema=hub_get_output_schema(),
         annotations=_READ_ONLY,
     )
-    runs: dict[str, Callable[[Mapping[str, Any] | None], dict[str, Any]]] = {
+    runs: dict[str, Callable[[Mapping[str, Any] | None], Answer]] = {
         SEARCH_TOOL: tools.search_docs,
         GET_TOOL: tools.get_doc,
     }
-    listing = types.ListToolsResult(tools=[search, get])
-    return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view))
+    listed = [search, get]
+    if feedback_log is not None:
+        served = " ".join(f"{s.name}@{s.version or ''}={s.state.index.identity}" for s in view.everything())
+        log = FeedbackLog(feedback_log, served)
+        runs[FEEDBACK_TOOL] = log.report
+        listed.append(feedback_entry(log).tool)
+    listing = types.ListToolsResult(tools=listed)
+    prompts = DocsPrompts(
+        {
+            hub_prompt_name(served.name, template.name): template
+            for served in view.defaults()
+            for template in served.state.index.manifest.prompts
+        }
+    )
+    return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view), prompts)
 
 
 class HubStates:
     """The current :class:`HubState`, rebuilt when the hub's view changes (an index swapped)."""
 
-    def __init__(self, hub: Hub, on_rebuild: Callable[[HubState], None] | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        on_rebuild: Callable[[HubState], None] | None = None,
+        *,
+        max_tokens: int = MAX_TOKENS_DEFAULT,
+        feedback_log: Path | None = None,
+    ) -> None:
         self._hub = hub
         self._lock = threading.Lock()
-        self._state = hub_state(hub.view())
+        self._settings = (max_tokens, feedback_log)
+        self._state = hub_state(hub.view(), *self._settings)
         self._on_rebuild = on_rebuild
 
     @property
@@ -105,41 +134,24 @@ class HubStates:
             return state
         with self._lock:
             if self._state.view is not view:
-                self._state = hub_state(view)
+                self._state = hub_state(view, *self._settings)
                 if self._on_rebuild is not None:
                     self._on_rebuild(self._state)
             return self._state
 
 
-def render_hub_search(result: dict[str, Any]) -> str:
-    """The single-index text, each hit's ``chunk_id`` line naming its library (and version) first."""
-    lines = render_search({"held_back": 0, **result}).split("\n")
-    position = 0
-    for hit in result["hits"]:
-        marker = f"   {hit['chunk_id']} | "  # the line of the hit's id (see render_search)
-        position = next(i for i in range(position, len(lines)) if lines[i].startswith(marker))
-        where = hit[LIBRARY] + (f"@{hit[VERSION]}" if VERSION in hit else "")
-        lines[position] = f"   library: {where} | {lines[position].strip()}"
-    return "\n".join(lines)
-
-
-def render_hub_get(result: dict[str, Any]) -> str:
-    where = result[LIBRARY] + (f"@{result[VERSION]}" if VERSION in result else "")
-    return f"library: {where}\n" + render_get(result)
-
-
-_RENDER = {SEARCH_TOOL: render_hub_search, GET_TOOL: render_hub_get}
-
-
-def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
-    """An MCP server answering ``search_docs`` and ``get_doc`` from every library of ``hub``."""
+def create_hub_server(
+    hub: Hub, *, max_tokens: int = MAX_TOKENS_DEFAULT, feedback_log: Path | None = None
+) -> tuple[Server[Any], HubStates]:
+    """An MCP server answering ``search_docs`` and ``get_doc`` from every library of ``hub``, within
+    ``max_tokens`` by default; ``feedback_log`` turns on ``docs_feedback``."""
     servers: list[Server[Any]] = []
 
     def rebuilt(state: HubState) -> None:
         for made in servers:
             made.instructions = state.instructions  # what the next initialize says
 
-    states = HubStates(hub, rebuilt)
+    states = HubStates(hub, rebuilt, max_tokens=max_tokens, feedback_log=feedback_log)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -152,8 +164,7 @@ def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
         return await _call_tool(states, params)
 
     def input_schema(name: str) -> dict[str, Any] | None:
-        tools = states.current.tools
-        return {SEARCH_TOOL: tools.search_schema, GET_TOOL: tools.get_schema}.get(name)
+        return {tool.name: tool.input_schema for tool in states.current.listing.tools}.get(name)
 
     resources: dict[str, Any] = {}
     if states.current.resources.enabled:
@@ -167,6 +178,7 @@ def create_hub_server(hub: Hub) -> tuple[Server[Any], HubStates]:
         on_call_tool=call_tool,
         get_tool_input_schema=input_schema,
         **resources,
+        **prompt_handlers(lambda: states.acquire().prompts, states.current.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())
     servers.append(server)
@@ -202,15 +214,15 @@ def _error_result(message: str) -> types.CallToolResult:
 
 
 async def _call_tool(states: HubStates, params: types.CallToolRequestParams) -> types.CallToolResult:
-    if params.name not in _RENDER:
+    runs = states.current.runs
+    if params.name not in runs:
         raise MCPError(
             code=types.INVALID_PARAMS,
-            message=f"Unknown tool {params.name!r}; this server has: {', '.join(_RENDER)}.",
+            message=f"Unknown tool {params.name!r}; this server has: {', '.join(runs)}.",
         )
 
-    def run() -> tuple[dict[str, Any], str]:
-        result = states.acquire().runs[params.name](params.arguments)
-        return result, _RENDER[params.name](result)
+    def run() -> Answer:
+        return states.acquire().runs[params.name](params.arguments)
 
     try:
         result, text = await anyio.to_thread.run_sync(run)

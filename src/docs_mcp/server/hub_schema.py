@@ -12,6 +12,7 @@ import copy
 from typing import Any
 
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.hub import HubView, Served
 from docs_mcp.server.tool_schema import (
     GET_TOOL,
@@ -59,14 +60,13 @@ def _has_versions(view: HubView) -> bool:
     return any(version is not None for (_name, version) in view.served)
 
 
-def hub_search_schema(view: HubView) -> JsonSchema:
+def hub_search_schema(view: HubView, max_tokens: int = MAX_TOKENS_DEFAULT) -> JsonSchema:
     """``search_docs`` with ``library`` (and ``version``) and the union of every library's facets."""
     holders = facet_holders(view)
     union = {name: sorted({v for values in by.values() for v in values}) for name, by in holders.items()}
     conventions = view.defaults()[0].state.tools.conventions
-    schema = search_input_schema(union, conventions)
+    schema = search_input_schema(union, conventions, max_tokens)
     properties: dict[str, JsonSchema] = schema["properties"]
-    del properties["max_tokens"]  # budgets are per index (server.tools); the hub has none yet
     for name, by in holders.items():
         if name in properties:
             held = "; ".join(f"{label}: {', '.join(values)}" for label, values in by.items())
@@ -104,18 +104,16 @@ def _version_property(view: HubView) -> JsonSchema:
     }
 
 
-def hub_get_schema(view: HubView) -> JsonSchema:
-    """``get_doc`` with ``library`` (and ``version``): chunk ids are per library."""
-    schema = get_input_schema()
-    # No budget nor windows in the hub yet (server.tools has them for one index).
-    del schema["properties"]["max_tokens"], schema["properties"]["cursor"], schema["anyOf"]
-    schema["required"] = ["chunk_id"]
+def hub_get_schema(view: HubView, max_tokens: int = MAX_TOKENS_DEFAULT) -> JsonSchema:
+    """``get_doc`` with ``library`` (and ``version``): chunk ids are per library; a window cursor
+    carries its library."""
+    schema = get_input_schema(max_tokens)
     schema["properties"][LIBRARY] = {
         "type": "string",
         "enum": view.names,
         "description": (
             f"The `library` of the {SEARCH_TOOL} hit the chunk_id came from. May be omitted when only one "
-            "library holds that chunk_id."
+            "library holds that chunk_id, or with `cursor` (it carries its library)."
         ),
     }
     if _has_versions(view):
@@ -167,7 +165,8 @@ def hub_get_description() -> str:
     return (
         f"Read one section in full, by the `{LIBRARY}` and chunk_id a {SEARCH_TOOL} hit gave. "
         f"`context` (0-{CONTEXT_MAX}) adds that many neighbouring sections of the same file before and "
-        "after it, in file order."
+        "after it, in file order. A section longer than `max_tokens` comes in windows: pass the answer's "
+        "`next_cursor` as `cursor` (alone) for the next one."
     )
 
 

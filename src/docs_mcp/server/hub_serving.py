@@ -19,6 +19,7 @@ from typing import Any
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.server.app import ServedIndex, open_warm, served_index
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import cursor_key
 from docs_mcp.server.hub import Hub, Library
 from docs_mcp.server.hub_app import HubStates, create_hub_server
@@ -50,8 +51,11 @@ def open_hub(
     *,
     key: bytes | None = None,
     announce: Callable[[str], None] = lambda _message: None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
 ) -> ReadyHub:
-    """Open every library of ``specs`` (named), build the hub and its MCP server.
+    """Open every library of ``specs`` (named), build the hub and its MCP server (answers within
+    ``max_tokens`` by default; ``docs_feedback`` appending to ``feedback_log`` when given).
 
     Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
     ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault.
@@ -116,7 +120,7 @@ def open_hub(
     followers.extend(follow_it for _library, follow_it in opened if follow_it is not None)
     marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
     hub = Hub(libraries, signing_key, marked_latest=marked)
-    server, states = create_hub_server(hub)
+    server, states = create_hub_server(hub, max_tokens=max_tokens, feedback_log=feedback_log)
     refresh_health()
     stops.extend(start() for start in followers)
 
@@ -156,9 +160,11 @@ def serve_hub(
     http: HttpOptions | None = None,
     announce: Callable[[str], None] = lambda _message: None,
     registry: RegistryOptions | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
 ) -> None:
     """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`)."""
-    ready = open_hub(specs, registry, announce=announce)
+    ready = open_hub(specs, registry, announce=announce, max_tokens=max_tokens, feedback_log=feedback_log)
     names = ", ".join(
         f"{lib.label} ({lib.live.current.index.manifest.chunk_count} chunks)" for lib in ready.hub.libraries
     )

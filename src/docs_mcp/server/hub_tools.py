@@ -22,11 +22,13 @@ from typing import Any, Literal
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
 from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
 from docs_mcp.server.arguments import ArgumentValidator
-from docs_mcp.server.cursor import CURSOR_MAX_LENGTH, SEARCH, CursorCodec, SearchCursor, request_digest
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
+from docs_mcp.server.cursor import SearchCursor
 from docs_mcp.server.hub import HubView, Served
 from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
-from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
-from docs_mcp.server.tools import DocsTools, chunk_data, hit_data
+from docs_mcp.server.hub_text import render_hub_get, render_hub_search
+from docs_mcp.server.tool_schema import GET_TOOL, RESERVED_ARGUMENTS, SEARCH_TOOL
+from docs_mcp.server.tools import Answer, DocsTools, fitted_page, fitted_window, hit_data
 
 # How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
 # library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library); hits of a
@@ -106,28 +108,67 @@ def _peek(cursor: object) -> dict[str, Any]:
 class HubTools:
     """The two tools over one :class:`HubView` (rebuilt by the hub when an index swaps)."""
 
-    def __init__(self, view: HubView, fusion: Fusion = FUSION, *, named_first: bool = True) -> None:
+    def __init__(
+        self,
+        view: HubView,
+        fusion: Fusion = FUSION,
+        *,
+        named_first: bool = True,
+        max_tokens: int = MAX_TOKENS_DEFAULT,
+    ) -> None:
         self._view = view
         self._fusion = fusion
         self._named_first = named_first
-        self.search_schema = hub_search_schema(view)
-        self.get_schema = hub_get_schema(view)
+        self.max_tokens = max_tokens
+        self.search_schema = hub_search_schema(view, max_tokens)
+        self.get_schema = hub_get_schema(view, max_tokens)
         self._facet_names = [
-            n
-            for n in self.search_schema["properties"]
-            if n not in ("query", "limit", "cursor", LIBRARY, VERSION)
+            n for n in self.search_schema["properties"] if n not in (*RESERVED_ARGUMENTS, LIBRARY, VERSION)
         ]
         self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
 
     # -- search -------------------------------------------------------------------------------
 
-    def search_docs(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run ``search_docs`` on one library or all. Raises ``InvalidArguments``, ``LibraryNotServed``,
-        ``CursorError`` or ``QueryError`` (see :class:`docs_mcp.server.tools.DocsTools`)."""
+    def search_docs(self, arguments: Mapping[str, Any] | None) -> Answer:
+        """Run ``search_docs`` on one library or all, within ``max_tokens``. Raises ``InvalidArguments``,
+        ``LibraryNotServed``, ``CursorError``, ``QueryError`` or ``BudgetTooSmall`` (see
+        :class:`docs_mcp.server.tools.DocsTools`)."""
         values = self._search_arguments.validate(arguments)
         given = {name: str(values[name]) for name in self._facet_names if name in values}
         query = str(values["query"]).strip() if "query" in values else None
+        cursor = values.get("cursor")
+        served = self._target(values, SEARCH_TOOL)
+        codec = self._view.codec(served)
+        if cursor is None:
+            assert query is not None  # the schema requires one of them
+            request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
+        else:
+            limit = int(values["limit"]) if arguments and "limit" in arguments else None
+            request = _continued(codec.decode(str(cursor)), query, given, limit)
+        result = self._one(served, request) if served is not None else self._merged(request)
+        has_more, hits = result.pop("_has_more"), result["hits"]
+        where = _where(served)
+
+        def next_cursor(count: int) -> str:
+            return codec.encode(
+                offset=request.offset + count,
+                limit=request.limit,
+                query=request.query,
+                filters=request.filters,
+                mode=request.mode,
+                where=where,
+            )
+
+        result.update(hits=[], held_back=0, next_cursor=None)  # set by fitted_page, in this order
+        return fitted_page(result, hits, has_more, next_cursor, render_hub_search, int(values["max_tokens"]))
+
+    def _target(self, values: Mapping[str, Any], tool: str | None) -> Served | None:
+        """The library version a call reads: the one ``library`` (and ``version``) names, or the one
+        its cursor carries (checked against ``library`` when both are given); None: every library.
+
+        Raises ``QueryError`` (a version without a library), ``CursorError`` (a cursor of another
+        library) or ``LibraryNotServed``."""
         name, version = values.get(LIBRARY), values.get(VERSION)
         if version is not None and name is None:
             raise QueryError(
@@ -138,30 +179,15 @@ class HubTools:
             payload = _peek(cursor)
             carried = payload.get("b"), payload.get("w")
             if not all(part is None or isinstance(part, str) for part in carried):
-                carried = (None, None)  # not a cursor of ours: the merged codec reports it
+                carried = (None, None)  # not a cursor of ours: the codec reports it
             if name is not None and (name, version or carried[1]) != carried:
+                again = "with the chunk_id and " if tool == GET_TOOL else ""
                 raise CursorError(
-                    "The cursor belongs to a search of another library or version: pass only the cursor, or "
-                    "call search_docs without `cursor` to start a new search."
+                    f"The cursor belongs to another library or version: pass only the cursor, or call {tool} "
+                    f"{again}without `cursor` to start again."
                 )
             name, version = carried
-        served = self._view.resolve(str(name), version) if name is not None else None
-        codec = self._view.codec(served)
-        if cursor is None:
-            assert query is not None  # the schema requires one of them
-            request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
-        else:
-            limit = int(values["limit"]) if arguments and "limit" in arguments else None
-            request = _continued(codec.decode(str(cursor)), query, given, limit)
-        result = self._one(served, request) if served is not None else self._merged(request)
-        has_more = result.pop("_has_more")
-        result["next_cursor"] = (
-            _encode(codec, request, served, request.offset + len(result["hits"]))
-            if has_more and result["hits"]
-            else None
-        )
-        result["held_back"] = 0  # the hub does not fit its answers to a token budget (yet)
-        return result
+        return self._view.resolve(str(name), version) if name is not None else None
 
     def _one(self, served: Served, request: SearchRequest) -> dict[str, Any]:
         _check_facets(served, request.filters, self._view)
@@ -265,49 +291,69 @@ class HubTools:
 
     # -- get ----------------------------------------------------------------------------------
 
-    def get_doc(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Run ``get_doc`` on the library named, or the one library holding the chunk id.
+    def get_doc(self, arguments: Mapping[str, Any] | None) -> Answer:
+        """Run ``get_doc`` on the library named, the one library holding the chunk id, or the one a
+        window cursor carries, within ``max_tokens`` (see :class:`docs_mcp.server.tools.DocsTools`).
 
-        Raises ``InvalidArguments``, ``LibraryNotServed`` or ``ChunkNotFound``."""
+        Raises ``InvalidArguments``, ``LibraryNotServed``, ``ChunkNotFound``, ``CursorError`` or
+        ``BudgetTooSmall``."""
         values = self._get_arguments.validate(arguments)
-        chunk_id, context = str(values["chunk_id"]), int(values["context"])
-        name, version = values.get(LIBRARY), values.get(VERSION)
-        if version is not None and name is None:
-            raise QueryError(
-                f"`{VERSION}` needs `{LIBRARY}`: say which library's version {version!r} to read."
-            )
-        if name is not None:
-            candidates = [self._view.resolve(str(name), version)]
-        else:
-            candidates = [s for s in self._view.defaults() if _has_chunk(s, chunk_id)]
-            if len(candidates) > 1:
-                names = ", ".join(s.name for s in candidates)
-                raise QueryError(
-                    f"chunk_id {chunk_id!r} is in several libraries ({names}): "
-                    f"pass `{LIBRARY}` as the search hit gave it."
+        named = values.get(LIBRARY) is not None
+        if "cursor" in values:
+            served = self._target(values, GET_TOOL)
+            # A cursor without a library is none of ours: the every-library codec reports it.
+            codec = self._view.codec(served)
+            chunk_id, start, length = codec.decode_window(str(values["cursor"]))
+            if "chunk_id" in values and values["chunk_id"] != chunk_id:
+                raise CursorError(
+                    f"The cursor continues {chunk_id!r}, not {values['chunk_id']!r}: pass only the cursor."
                 )
-            candidates = candidates or self._view.defaults()
-        served = candidates[0]
+            assert served is not None  # only a library's codec signs window cursors
+        else:
+            chunk_id, start, length = str(values["chunk_id"]), 0, 0
+            served = self._holder(chunk_id, self._target(values, GET_TOOL))
+        where = _where(served)
+        codec = self._view.codec(served)
         try:
-            window = served.state.index.get(chunk_id, context)
+            return fitted_window(
+                served.state.index,
+                chunk_id,
+                int(values["context"]),
+                (start, length),
+                lambda end, whole: codec.encode_window(chunk_id, end, whole, where),
+                render_hub_get,
+                int(values["max_tokens"]),
+                {LIBRARY: served.name, **({VERSION: served.version} if served.version is not None else {})},
+            )
         except ChunkNotFound as error:
-            where = f"library {served.name!r}" if name is not None else "any library"
+            place = f"library {served.name!r}" if named else "any library"
             close = f" Similar ids: {', '.join(error.close_ids[:5])}." if error.close_ids else ""
             raise ChunkNotFound(
-                f"No section of {where} has chunk_id {chunk_id!r}. Chunk ids come from {SEARCH_TOOL} hits: "
+                f"No section of {place} has chunk_id {chunk_id!r}. Chunk ids come from {SEARCH_TOOL} hits: "
                 f"pass the hit's `{LIBRARY}` and chunk_id exactly.{close}",
                 chunk_id,
                 error.close_ids,
             ) from error
-        result = {
-            "chunk_id": window.chunk_id,
-            "chunks": [chunk_data(chunk) for chunk in window.chunks],
-            LIBRARY: served.name,
-            "next_cursor": None,  # the hub returns whole sections (no budget yet)
-        }
-        if served.version is not None:
-            result[VERSION] = served.version
-        return result
+
+    def _holder(self, chunk_id: str, named: Served | None) -> Served:
+        """The library to read ``chunk_id`` from: the one named, else the one library holding it (the
+        first when none does: its not-found message suggests close ids). Raises ``QueryError`` when
+        several hold it."""
+        if named is not None:
+            return named
+        candidates = [s for s in self._view.defaults() if _has_chunk(s, chunk_id)]
+        if len(candidates) > 1:
+            names = ", ".join(s.name for s in candidates)
+            raise QueryError(
+                f"chunk_id {chunk_id!r} is in several libraries ({names}): "
+                f"pass `{LIBRARY}` as the search hit gave it."
+            )
+        return (candidates or self._view.defaults())[0]
+
+
+def _where(served: Served | None) -> dict[str, str | None]:
+    """The fields a cursor carries to say which library version it continues ({}: every library)."""
+    return {"b": served.name, "w": served.version} if served is not None else {}
 
 
 _POOL: list[ThreadPoolExecutor] = []
@@ -361,16 +407,6 @@ def _top(
         sections += page.hits
         if not page.has_more or len(sections) >= wanted:
             return sections, page.mode, page.fallback_reason, page.inferred_filters
-
-
-def _encode(codec: CursorCodec, request: SearchRequest, served: Served | None, offset: int) -> str:
-    where = {"b": served.name, "w": served.version} if served is not None else {}
-    position = {"m": request.mode, "o": offset, "l": request.limit, **where}
-    filters = dict(sorted(request.filters.items()))
-    cursor = codec.seal(SEARCH, {"q": request.query, "f": filters, **position})
-    if len(cursor) > CURSOR_MAX_LENGTH:  # never for real queries; then the request repeats it
-        cursor = codec.seal(SEARCH, {"r": request_digest(request.query, filters), **position})
-    return cursor
 
 
 def _continued(

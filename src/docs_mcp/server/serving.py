@@ -70,6 +70,9 @@ def serve(
             f"--refresh-interval {options.refresh_interval:g} is not a number of seconds of at least "
             f"{MIN_REFRESH_INTERVAL:g}"
         )
+    budget = (
+        max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
+    )
     if not isinstance(index, (str, Path)):
         from docs_mcp.server.library import parse_index_specs
 
@@ -77,7 +80,15 @@ def serve(
         if len(specs) > 1 or specs[0].name is not None:
             with collector_paused():
                 from docs_mcp.server.hub_serving import serve_hub
-            serve_hub(specs, transport=transport, http=http, announce=announce, registry=registry)
+            serve_hub(
+                specs,
+                transport=transport,
+                http=http,
+                announce=announce,
+                registry=registry,
+                max_tokens=budget,
+                feedback_log=feedback_log,
+            )
             return
         index = specs[0].reference
     if options.library_refresh:
@@ -90,9 +101,6 @@ def serve(
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
-    budget = (
-        max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
-    )
     health: dict[str, Any] = {}
     if str(index).startswith(OCI_SCHEME):
         ready, stop_following = _from_registry(str(index), options, health, announce, budget, feedback_log)

@@ -15,13 +15,13 @@ structured result and its text rendering together: the budget counts both.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchPage, SearchRequest, Section
-from docs_mcp.server.answers import Window, fit_hits, fit_window
+from docs_mcp.server.answers import Render, Window, fit_hits, fit_window
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, SearchCursor
@@ -76,23 +76,15 @@ class DocsTools:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
             request = self._continued(self._codec.decode(str(cursor)), query, given, limit)
         page = self._index.search(request)
-        hits = [hit_data(section) for section in page.hits]
-        filters = dict(request.filters)
-        hint = self._hint(request.query, filters) if not hits and request.offset == 0 else None
-
-        def shown(count: int) -> dict[str, Any]:
-            more = count < len(hits) or page.has_more
-            return _search_result(
-                request,
-                page,
-                hits[:count],
-                len(hits) - count,
-                hint,
-                self._next(request, count) if more and count else None,
-            )
-
-        result = fit_hits(shown, len(hits), render_search, int(values["max_tokens"]))
-        return result, render_search(result)
+        hint = self._hint(request.query, request.filters) if not page.hits and request.offset == 0 else None
+        return fitted_page(
+            _search_result(request, page, hint),
+            [hit_data(section) for section in page.hits],
+            page.has_more,
+            lambda count: self._next(request, count),
+            render_search,
+            int(values["max_tokens"]),
+        )
 
     def _next(self, request: SearchRequest, count: int) -> str:
         return self._codec.encode(
@@ -155,35 +147,19 @@ class DocsTools:
         else:
             chunk_id, length = str(values["chunk_id"]), 0
         try:
-            window = self._index.get(chunk_id, context)
+            return fitted_window(
+                self._index,
+                chunk_id,
+                context,
+                (start, length),
+                lambda end, whole: self._codec.encode_window(chunk_id, end, whole),
+                render_get,
+                int(values["max_tokens"]),
+            )
         except ChunkNotFound as error:
             raise ChunkNotFound(
                 _not_found_message(chunk_id, error.close_ids), chunk_id, error.close_ids
             ) from error
-        chunks = [chunk_data(section) for section in window.chunks]
-        requested = next(i for i, section in enumerate(window.chunks) if section.chunk_id == chunk_id)
-        if start and len(chunks[requested]["markdown"]) != length:
-            raise CursorError(
-                "The cursor is stale: the section has changed since it was issued. "
-                "Call get_doc with the chunk_id (no cursor) to read the section from its start."
-            )
-
-        def answer(part: Window) -> dict[str, Any]:
-            if part.end is None:
-                return {"chunk_id": chunk_id, "chunks": part.chunks, "next_cursor": None}
-            whole: str = chunks[requested]["markdown"]
-            cut = {
-                **chunks[requested],
-                "markdown": whole[part.start : part.end],
-                "part": {"start": part.start, "end": part.end, "length": len(whole)},
-            }
-            following = (
-                self._codec.encode_window(chunk_id, part.end, len(whole)) if part.end < len(whole) else None
-            )
-            return {"chunk_id": chunk_id, "chunks": [cut], "next_cursor": following}
-
-        result = fit_window(chunks, requested, start, answer, render_get, int(values["max_tokens"]))
-        return result, render_get(result)
 
     def _hint(self, query: str, filters: Mapping[str, str]) -> dict[str, Any]:
         suggestions = self._index.suggest_filters(query, filters)
@@ -209,6 +185,78 @@ class DocsTools:
         return {"message": message, "suggested_filters": suggested, "matches_without_filters": unfiltered}
 
 
+def fitted_page(
+    result: dict[str, Any],
+    hits: list[dict[str, Any]],
+    has_more: bool,
+    next_cursor: Callable[[int], str],
+    render: Render,
+    max_tokens: int,
+) -> Answer:
+    """A search answer within ``max_tokens``: ``result`` (every field but the page's) holding as many
+    of ``hits`` as fit, the rest ``held_back`` for the cursor (``next_cursor(count)`` continues after
+    ``count`` hits; ``has_more``: the index holds hits beyond this page). Shared by the single-index
+    tools and the hub, each with its own renderer and cursors.
+
+    Raises ``BudgetTooSmall`` when not one hit fits."""
+
+    def shown(count: int) -> dict[str, Any]:
+        more = count < len(hits) or has_more
+        return {
+            **result,
+            "hits": hits[:count],
+            "held_back": len(hits) - count,
+            "next_cursor": next_cursor(count) if more and count else None,
+        }
+
+    fitted = fit_hits(shown, len(hits), render, max_tokens)
+    return fitted, render(fitted)
+
+
+def fitted_window(
+    index: DocsIndex,
+    chunk_id: str,
+    context: int,
+    resume: tuple[int, int],
+    next_cursor: Callable[[int, int], str],
+    render: Render,
+    max_tokens: int,
+    extra: Mapping[str, Any] | None = None,
+) -> Answer:
+    """A ``get_doc`` answer within ``max_tokens``: section ``chunk_id`` with ``context`` neighbours, or
+    a window of it. ``resume`` is (start, length) of a window cursor ((0, 0): from the start);
+    ``next_cursor(end, length)`` is the cursor of the window after ``end``; ``extra`` adds fields to
+    the answer (a hub's library). Shared by the single-index tools and the hub.
+
+    Raises ``ChunkNotFound`` (the caller words it), ``CursorError`` when the section changed since the
+    cursor, ``BudgetTooSmall``."""
+    start, length = resume
+    window = index.get(chunk_id, 0 if start else context)
+    chunks = [chunk_data(section) for section in window.chunks]
+    requested = next(i for i, section in enumerate(window.chunks) if section.chunk_id == chunk_id)
+    whole: str = chunks[requested]["markdown"]
+    if start and len(whole) != length:
+        raise CursorError(
+            "The cursor is stale: the section has changed since it was issued. "
+            "Call get_doc with the chunk_id (no cursor) to read the section from its start."
+        )
+    more = dict(extra or {})
+
+    def answer(part: Window) -> dict[str, Any]:
+        if part.end is None:
+            return {"chunk_id": chunk_id, "chunks": part.chunks, **more, "next_cursor": None}
+        cut = {
+            **chunks[requested],
+            "markdown": whole[part.start : part.end],
+            "part": {"start": part.start, "end": part.end, "length": len(whole)},
+        }
+        following = next_cursor(part.end, len(whole)) if part.end < len(whole) else None
+        return {"chunk_id": chunk_id, "chunks": [cut], **more, "next_cursor": following}
+
+    result = fit_window(chunks, requested, start, answer, render, max_tokens)
+    return result, render(result)
+
+
 def _not_found_message(chunk_id: str, close_ids: list[str]) -> str:
     message = (
         f"No section has chunk_id {chunk_id!r}. Chunk ids come from {SEARCH_TOOL} results: call "
@@ -219,22 +267,17 @@ def _not_found_message(chunk_id: str, close_ids: list[str]) -> str:
     return message
 
 
-def _search_result(
-    request: SearchRequest,
-    page: SearchPage,
-    hits: list[dict[str, Any]],
-    held_back: int,
-    hint: dict[str, Any] | None,
-    next_cursor: str | None,
-) -> dict[str, Any]:
+def _search_result(request: SearchRequest, page: SearchPage, hint: dict[str, Any] | None) -> dict[str, Any]:
+    """Every field of a search answer; the page's own (hits, held_back, next_cursor) are set by
+    :func:`fitted_page`."""
     return {
         "query": request.query,
         "filters": dict(request.filters),
         "inferred_filters": dict(page.inferred_filters),
-        "hits": hits,
+        "hits": [],
         "offset": request.offset,
-        "held_back": held_back,
-        "next_cursor": next_cursor,
+        "held_back": 0,
+        "next_cursor": None,
         "mode": page.mode,
         "fallback_reason": page.fallback_reason,
         "hint": hint,

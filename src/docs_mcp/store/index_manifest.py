@@ -15,6 +15,7 @@ from typing import Any
 
 from docs_mcp.errors import IndexCompatibilityError, IndexUnavailable
 from docs_mcp.limits import loads_json
+from docs_mcp.prompt_templates import PromptTemplate
 
 __all__ = [
     "FORMAT_VERSION",
@@ -99,6 +100,9 @@ class IndexManifest:
     # The site generator the docs are the source of (generator, config, name, url): optional, within
     # format 3 (an older reader keeps it in ``extra``); absent for plain markdown.
     site: dict[str, Any] | None = None
+    # The docs' prompt templates (``*.template.md``), by name: optional within format 3, written only
+    # when there are any (an older reader keeps them in ``extra`` and serves no prompts).
+    prompts: tuple[PromptTemplate, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -139,6 +143,8 @@ class IndexManifest:
         }
         if self.site is not None:
             data["site"] = self.site
+        if self.prompts:
+            data["prompts"] = [prompt.to_dict() for prompt in self.prompts]
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -159,7 +165,7 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version", "site",
+                "version", "site", "prompts",
             }  # fmt: skip
             site = data.get("site")
             return cls(
@@ -188,6 +194,7 @@ class IndexManifest:
                 },
                 version=str(data["version"]) if data.get("version") is not None else None,
                 site=dict(_mapping(site, "site")) if site is not None else None,
+                prompts=tuple(PromptTemplate.from_dict(p) for p in _list(data.get("prompts", []), "prompts")),
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
@@ -201,6 +208,12 @@ class IndexManifest:
 def _mapping(value: object, what: str) -> Mapping[str, Any]:
     if not isinstance(value, dict):
         raise TypeError(f"{what} is not an object")
+    return value
+
+
+def _list(value: object, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"{what} is not a list")
     return value
 
 
