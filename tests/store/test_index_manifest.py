@@ -65,3 +65,27 @@ def test_build_records_what_the_taxonomy_declares_for_values_the_index_holds(tmp
         "language": {"vector_collapse": True, "aliases": {"java": ["jvm"]}, "resources": []},
         "scope": {"vector_collapse": False, "aliases": {}, "resources": ["global-guide"]},
     }
+
+
+def test_the_schema_examples_round_trip_and_are_optional() -> None:
+    manifest = IndexManifest.from_json(json.dumps(_manifest()))
+    assert manifest.examples is None  # an index built before they were recorded
+    written = IndexManifest(
+        **{**manifest.__dict__, "examples": {"query": "Create a link", "chunk_id": "a.md#x"}}
+    )
+    assert IndexManifest.from_json(written.to_json()) == written
+
+
+@pytest.mark.parametrize("examples", [["a"], {"query": 3}])
+def test_malformed_schema_examples_make_the_index_unavailable(examples: object) -> None:
+    with pytest.raises(IndexUnavailable, match="examples"):
+        IndexManifest.from_json(json.dumps(_manifest(examples=examples)))
+
+
+def test_build_records_the_example_an_opened_index_picks(tmp_path: Path) -> None:
+    from docs_mcp.search.index import DocsIndex
+
+    write_docs(tmp_path / "docs", SDK_FILES)
+    result = build(BuildOptions(docs_dir=tmp_path / "docs", out=tmp_path / "out"))
+    heading, chunk_id = DocsIndex.open(tmp_path / "out").example_section()
+    assert result.manifest.examples == {"query": heading, "chunk_id": chunk_id} and chunk_id

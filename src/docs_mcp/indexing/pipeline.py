@@ -35,6 +35,7 @@ from docs_mcp.store.index_manifest import (
     EmbeddingInfo,
     FacetTaxonomy,
     IndexManifest,
+    pick_example,
     write_manifest,
 )
 from docs_mcp.store.swap import new_staging_dir, swap_in
@@ -181,6 +182,7 @@ def build(options: BuildOptions) -> BuildResult:
         taxonomy=_taxonomy(corpus.taxonomy, facets),
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
         prompts=tuple(corpus.prompts),
+        examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     row_cache = RowCache(cache_dir)

@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from docs_mcp.search.folding import HitRow
 from docs_mcp.search.types import Section
 from docs_mcp.store.columns import URL_COLUMN, facet_column
+from docs_mcp.store.index_manifest import pick_example
 
 _DISPLAY_COLUMNS = ("file_path", "heading", "breadcrumb")
 
@@ -125,14 +126,11 @@ class RowCatalog:
         return difflib.get_close_matches(chunk_id, candidates, n=5, cutoff=0.5)
 
     def example(self) -> tuple[str, str]:
-        """The heading and id of one section, the same for every open of one index: the first id (in
-        sorted order) of a subsection whose heading has two to six words, else the first id."""
+        """The heading and id of one section, the same for every open of one index
+        (``store.index_manifest.pick_example``); empty strings for an empty index."""
         ids, headings, crumbs = (self._meta[c].to_pylist() for c in ("id", "heading", "breadcrumb"))
-        rows = sorted(zip(ids, headings, crumbs, strict=True))
-        for cid, heading, crumb in rows:
-            if crumb and 2 <= len(str(heading).split()) <= 6:
-                return str(heading), str(cid)
-        return (str(rows[0][1]), str(rows[0][0])) if rows else ("", "")
+        picked = pick_example(zip(ids, headings, crumbs, strict=True))
+        return picked.get("query", ""), picked.get("chunk_id", "")
 
     def facet_values(self, ids: Sequence[str], name: str) -> set[str]:
         column = self._meta[self.facet_columns[name]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ __all__ = [
     "EmbeddingInfo",
     "FacetTaxonomy",
     "IndexManifest",
+    "pick_example",
     "read_manifest",
     "write_manifest",
 ]
@@ -103,6 +104,10 @@ class IndexManifest:
     # The docs' prompt templates (``*.template.md``), by name: optional within format 3, written only
     # when there are any (an older reader keeps them in ``extra`` and serves no prompts).
     prompts: tuple[PromptTemplate, ...] = ()
+    # A real heading and chunk id for the tool schema's examples (``pick_example``), so a server can
+    # publish its schema before the table is opened: optional within format 3, absent in older indexes
+    # (their servers publish no examples).
+    examples: dict[str, str] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -145,6 +150,8 @@ class IndexManifest:
             data["site"] = self.site
         if self.prompts:
             data["prompts"] = [prompt.to_dict() for prompt in self.prompts]
+        if self.examples is not None:
+            data["examples"] = dict(self.examples)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -165,9 +172,10 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version", "site", "prompts",
+                "version", "site", "prompts", "examples",
             }  # fmt: skip
             site = data.get("site")
+            examples = data.get("examples")
             return cls(
                 format_version=int(version),
                 docs_mcp_version=str(data["docs_mcp_version"]),
@@ -195,6 +203,7 @@ class IndexManifest:
                 version=str(data["version"]) if data.get("version") is not None else None,
                 site=dict(_mapping(site, "site")) if site is not None else None,
                 prompts=tuple(PromptTemplate.from_dict(p) for p in _list(data.get("prompts", []), "prompts")),
+                examples=_string_map(examples, "examples") if examples is not None else None,
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
@@ -227,6 +236,24 @@ def _string_list(value: object, what: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise TypeError(f"{what} is not a list of strings")
     return [str(item) for item in value]
+
+
+def _string_map(value: object, what: str) -> dict[str, str]:
+    entries = _mapping(value, what)
+    if not all(isinstance(item, str) for item in entries.values()):
+        raise TypeError(f"{what} is not an object of strings")
+    return {str(k): str(v) for k, v in entries.items()}
+
+
+def pick_example(sections: Iterable[tuple[str, str, Sequence[str]]]) -> dict[str, str]:
+    """The heading and id of one of ``sections`` (id, heading, breadcrumb) for the tool schema's
+    examples, the same for every build of the same docs: the first id (in sorted order) of a
+    subsection whose heading has two to six words, else the first id; empty for no sections."""
+    rows = sorted(sections)
+    for chunk_id, heading, crumb in rows:
+        if crumb and 2 <= len(str(heading).split()) <= 6:
+            return {"query": str(heading), "chunk_id": str(chunk_id)}
+    return {"query": str(rows[0][1]), "chunk_id": str(rows[0][0])} if rows else {}
 
 
 def _strings(value: object) -> bool:
