@@ -23,6 +23,7 @@ REPLACEMENTS = {
     "docs_mcp.server.stdio": "benchmarks/test_server.py::test_stdio_transport_against_the_sdks",
     "docs_mcp.server.arguments": _BENCH + "test_argument_fast_path_against_jsonschema",
     "docs_mcp.store.lancedb_import": _BENCH + "test_lancedb_import_against_the_plain_import",
+    "docs_mcp.server.mcp_import": "benchmarks/test_server.py::test_cold_start_to_tools_list",
 }
 
 

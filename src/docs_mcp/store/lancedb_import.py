@@ -40,33 +40,45 @@ LAZY_PACKAGES = (
 )
 
 
-def _read_exports(init_file: Path) -> tuple[dict[str, tuple[str, str]], dict[str, object]] | None:
-    """``{exported name: (module, name)}`` and constants of a package ``__init__``, or None if it
-    does anything else."""
+def _read_exports(
+    init_file: Path, package: str
+) -> tuple[dict[str, tuple[str, str]], dict[str, object]] | None:
+    """``{exported name: (module, name)}`` and constants of the ``__init__`` of ``package``, or None
+    if it does anything else. Relative imports are resolved against ``package``."""
     exports: dict[str, tuple[str, str]] = {}
     constants: dict[str, object] = {}
     for node in ast.parse(init_file.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if isinstance(node, ast.ImportFrom) and (node.module or node.level):
+            base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+            source = node.module if not node.level else ".".join(filter(None, (base, node.module)))
+            assert source is not None
             for alias in node.names:
-                exports[alias.asname or alias.name] = (node.module, alias.name)
+                if alias.name == "*":
+                    return None
+                exports[alias.asname or alias.name] = (source, alias.name)
         elif (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Name)
-            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value, (ast.Constant, ast.List, ast.Tuple))
         ):
-            constants[node.targets[0].id] = node.value.value
+            try:
+                constants[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                return None
         elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
             return None
     return exports, constants
 
 
-def _lazy_package(name: str, parent: types.ModuleType | None) -> types.ModuleType | None:
+def lazy_package(name: str, parent: types.ModuleType | None) -> types.ModuleType | None:
+    """A stand-in for package ``name`` whose ``__init__`` names are imported on first access, or
+    None when its ``__init__`` is not only imports and constants (or it is not found)."""
     # PathFinder, not importlib.util.find_spec: the latter imports the parent package.
     spec = importlib.machinery.PathFinder.find_spec(name, parent.__path__ if parent is not None else None)
     if spec is None or spec.origin is None or spec.submodule_search_locations is None:
         return None
-    parsed = _read_exports(Path(spec.origin))
+    parsed = _read_exports(Path(spec.origin), name)
     if parsed is None:
         return None
     exports, constants = parsed
@@ -81,12 +93,37 @@ def _lazy_package(name: str, parent: types.ModuleType | None) -> types.ModuleTyp
         if attribute not in exports:
             raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
         source, original = exports[attribute]
-        value = getattr(importlib.import_module(source), original)
+        # `from . import types` names a submodule of this package itself.
+        value = (
+            importlib.import_module(f"{name}.{original}")
+            if source == name
+            else getattr(importlib.import_module(source), original)
+        )
         setattr(module, attribute, value)
         return value
 
     module.__getattr__ = resolve  # type: ignore[method-assign]
     return module
+
+
+def install_lazy_packages(names: tuple[str, ...]) -> bool:
+    """Register lazy stand-ins for the packages ``names`` (parents first) unless any is already
+    imported or cannot be made lazy; True when they are in place."""
+    if any(name in sys.modules for name in names):
+        return False
+    modules: dict[str, types.ModuleType] = {}
+    for name in names:
+        parent_name = name.rpartition(".")[0]
+        module = lazy_package(name, modules.get(parent_name))
+        if module is None:
+            return False
+        modules[name] = module
+    sys.modules.update(modules)
+    for name, module in modules.items():  # as an import binds a subpackage on its parent
+        parent_name, _, child = name.rpartition(".")
+        if parent_name in modules:
+            setattr(modules[parent_name], child, module)
+    return True
 
 
 class _BeforeLancedb:
@@ -112,13 +149,4 @@ def install_import_hook() -> None:
 
 def install_lazy_rest_client() -> bool:
     """Register the lazy packages unless any is already imported; True when they are in place."""
-    if any(name in sys.modules for name in LAZY_PACKAGES):
-        return False
-    modules: dict[str, types.ModuleType] = {}
-    for name in LAZY_PACKAGES:
-        module = _lazy_package(name, modules.get(name.rpartition(".")[0]))
-        if module is None:
-            return False
-        modules[name] = module
-    sys.modules.update(modules)
-    return True
+    return install_lazy_packages(LAZY_PACKAGES)
