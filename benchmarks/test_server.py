@@ -384,6 +384,65 @@ def test_cold_start_to_first_answer(benchmark: Any, corpora_index: Path) -> None
     )
 
 
+def _timeline(command: list[str]) -> list[float]:
+    """Spawn ``command`` (a stdio MCP server) and run :data:`_SESSION`: seconds from spawn to the
+    ``initialize``, ``tools/list`` and first ``search_docs`` answers."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env()
+    )
+    assert process.stdin is not None and process.stdout is not None
+    marks: list[float] = []
+    with process.stdin, process.stdout:
+        for message in _SESSION:
+            process.stdin.write((json.dumps(message) + "\n").encode())
+            process.stdin.flush()
+            if "id" in message:
+                reply = _reply(process.stdout, message["id"])
+                marks.append(time.perf_counter() - started)
+        assert not reply["result"].get("isError"), reply
+    process.wait(timeout=60)
+    return marks
+
+
+def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
+    """Spawn ``docs-mcp serve`` over stdio: seconds to the ``initialize``, ``tools/list`` and first
+    search answers, each over ``python -c "import lancedb"`` timed alternately in the same run (the
+    issue's yardstick: the plain import, REST client included). The first two are answered from the
+    manifest while the index stack loads in the background (``docs_mcp.server.deferred``)."""
+    command = serve_command(corpora_index)
+    runs: list[list[float]] = []
+    lancedb_import: list[float] = []
+
+    def one_round() -> None:
+        runs.append(_timeline(command))
+        lancedb_import.append(_spawn_seconds("import lancedb")[0])
+
+    benchmark.pedantic(one_round, rounds=7, iterations=1, warmup_rounds=1)
+    runs, lancedb_import = runs[1:], lancedb_import[1:]  # the warm-up round fills the page cache
+    floor = statistics.median(lancedb_import)
+    figures: dict[str, float] = {"import_lancedb_s": floor}
+    for position, name in enumerate(("initialize", "tools_list", "first_result")):
+        seconds = statistics.median(run[position] for run in runs)
+        ratios = [run[position] / lancedb for run, lancedb in zip(runs, lancedb_import, strict=True)]
+        figures[f"{name}_s"] = seconds
+        figures[f"{name}_over_import_lancedb"] = seconds / floor
+        figures[f"{name}_over_import_lancedb_min"] = min(ratios)
+        figures[f"{name}_over_import_lancedb_max"] = max(ratios)
+    benchmark.extra_info.update({k: round(v, 3) for k, v in figures.items()})
+
+    def ratio(name: str) -> str:
+        low, high = figures[f"{name}_over_import_lancedb_min"], figures[f"{name}_over_import_lancedb_max"]
+        return f"{figures[f'{name}_over_import_lancedb']:.2f}x ({low:.2f}-{high:.2f})"
+
+    print(
+        f"\ncold start over stdio: initialize {figures['initialize_s']:.2f}s, tools/list "
+        f"{figures['tools_list_s']:.2f}s, first result {figures['first_result_s']:.2f}s; "
+        f"python -c 'import lancedb' {floor:.2f}s in the same run: tools/list {ratio('tools_list')}, "
+        f"first result {ratio('first_result')}; load {os.getloadavg()[0]:.1f}"
+    )
+
+
 def test_resident_memory_of_the_http_server(
     benchmark: Any, over_http: Connected, http_process: tuple[subprocess.Popen[str], str]
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from server_support import server_env
@@ -81,3 +82,36 @@ def test_pyjwt_is_imported_only_for_an_oauth_issuer() -> None:
     )
     assert "jwt" not in modules and "docs_mcp.server.auth_jwt" not in modules
     assert "jwt" in _loaded_after("import docs_mcp.server.auth_jwt")
+
+
+def test_what_stdio_answers_before_the_index_loads_imports_no_index_stack_nor_mcp_client(
+    example_index: Path,
+) -> None:
+    # initialize and tools/list come from the manifest (docs_mcp.server.deferred): without LanceDB,
+    # pyarrow or numpy, and the MCP SDK without its client (docs_mcp.server.mcp_import).
+    modules = _loaded_after(
+        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
+        "assert install_lazy_mcp()\n"
+        "import docs_mcp.server.app, docs_mcp.server.stdio\n"
+        "from docs_mcp.server.listing import manifest_front\n"
+        "from docs_mcp.store.index_manifest import read_manifest\n"
+        f"manifest_front(read_manifest({str(example_index)!r}))"
+    )
+    assert [m for m in modules if m.split(".")[0] in ("lancedb", "pyarrow", "numpy")] == []
+    assert "mcp.client" not in modules and "mcp.server.mcpserver" not in modules
+    # Measured and kept: mcp.server.lowlevel.server imports starlette and the Streamable HTTP transport.
+    assert "starlette" in modules and "mcp.server.streamable_http" in modules
+
+
+def test_the_lazy_mcp_package_still_gives_every_name_it_exports() -> None:
+    modules = _loaded_after(
+        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
+        "assert install_lazy_mcp()\n"
+        "import mcp, mcp.server\n"
+        "from mcp import Client, StdioServerParameters, MCPError, types\n"
+        "from mcp.server import Server, MCPServer\n"
+        "assert all(getattr(mcp, name) is not None for name in mcp.__all__)\n"
+        "assert all(getattr(mcp.server, name) is not None for name in mcp.server.__all__)\n"
+        "assert types.Tool is __import__('mcp_types').Tool"
+    )
+    assert "mcp.client" in modules  # resolved on first use

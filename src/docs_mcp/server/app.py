@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 import mcp_types as types
@@ -24,32 +24,37 @@ from mcp.shared.exceptions import MCPError
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
-from docs_mcp.search.index import DocsIndex
-from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, cursor_key
-from docs_mcp.server.feedback import (
-    FEEDBACK_DESCRIPTION,
-    FEEDBACK_TOOL,
-    FeedbackLog,
-    feedback_input_schema,
-    feedback_output_schema,
+from docs_mcp.server.deferred import DeferredIndex, Front
+from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
+from docs_mcp.server.listing import (
+    feedback_tool,
+    instructions_of,
+    listed_tools,
+    manifest_front,
+    manifest_schemas,
 )
-from docs_mcp.server.instructions import get_description, search_description, server_instructions
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.prompts import DocsPrompts
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
-from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, get_output_schema, search_output_schema
+from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, ToolSchemas
 from docs_mcp.server.tools import Answer, DocsTools
+from docs_mcp.store.index_manifest import IndexManifest, read_manifest
+
+if TYPE_CHECKING:
+    from docs_mcp.search.index import DocsIndex  # imports LanceDB: loaded in the background (deferred)
 
 __all__ = [
     "SERVER_NAME",
+    "DeferredServer",
     "ReadyServer",
     "ServedIndex",
     "build_tools",
     "create_server",
     "feedback_entry",
+    "open_deferred",
     "open_server",
     "open_warm",
     "prompt_handlers",
@@ -59,9 +64,6 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "docs-mcp"
-_READ_ONLY = types.ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
 
 
 @dataclass(frozen=True)
@@ -74,44 +76,19 @@ def build_tools(
     tools: DocsTools, description: str | None, feedback: FeedbackLog | None = None
 ) -> dict[str, _ToolEntry]:
     """The listed tools with their handlers, keyed by tool name; ``docs_feedback`` only with a log."""
-    search = types.Tool(
-        name=SEARCH_TOOL,
-        title="Search the documentation",
-        description=search_description(description, tools.facets, tools.conventions),
-        input_schema=tools.search_schema,
-        output_schema=search_output_schema(),
-        annotations=_READ_ONLY,
-    )
-    get = types.Tool(
-        name=GET_TOOL,
-        title="Read a documentation section",
-        description=get_description(),
-        input_schema=tools.get_schema,
-        output_schema=get_output_schema(),
-        annotations=_READ_ONLY,
-    )
-    entries = {
-        SEARCH_TOOL: _ToolEntry(search, tools.search_docs),
-        GET_TOOL: _ToolEntry(get, tools.get_doc),
+    listed = listed_tools(tools.schemas, description, feedback is not None)
+    runs: dict[str, Callable[[dict[str, Any] | None], Answer]] = {
+        SEARCH_TOOL: tools.search_docs,
+        GET_TOOL: tools.get_doc,
     }
     if feedback is not None:
-        entries[FEEDBACK_TOOL] = feedback_entry(feedback)
-    return entries
+        runs[FEEDBACK_TOOL] = feedback.report
+    return {name: _ToolEntry(tool, runs[name]) for name, tool in listed.items()}
 
 
 def feedback_entry(feedback: FeedbackLog) -> _ToolEntry:
     """The ``docs_feedback`` tool appending to ``feedback`` (a single index's and the hub's)."""
-    report = types.Tool(
-        name=FEEDBACK_TOOL,
-        title="Report whether the docs answered",
-        description=FEEDBACK_DESCRIPTION,
-        input_schema=feedback_input_schema(),
-        output_schema=feedback_output_schema(),
-        annotations=types.ToolAnnotations(
-            read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
-        ),
-    )
-    return _ToolEntry(report, feedback.report)
+    return _ToolEntry(feedback_tool(), feedback.report)
 
 
 def _error_result(message: str) -> types.CallToolResult:
@@ -132,23 +109,22 @@ class ServedIndex:
 
 
 def served_index(
-    index: DocsIndex, key: bytes, max_tokens: int = MAX_TOKENS_DEFAULT, feedback_log: Path | None = None
+    index: DocsIndex,
+    key: bytes,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
+    schemas: ToolSchemas | None = None,
 ) -> ServedIndex:
     """The tools, listing and instructions of ``index``, with cursors signed by ``key``, answers of at
     most ``max_tokens`` unless a call asks for another budget, and ``docs_feedback`` appending to
-    ``feedback_log`` when one is given."""
+    ``feedback_log`` when one is given. ``schemas``: the published ones (by default made from the
+    index, see :class:`DocsTools`)."""
     manifest = index.manifest
     codec = CursorCodec(key, index.identity)
-    tools = DocsTools(index, codec, max_tokens)
+    tools = DocsTools(index, codec, max_tokens, schemas)
     feedback = FeedbackLog(feedback_log, index.identity) if feedback_log is not None else None
     entries = build_tools(tools, manifest.description, feedback)
-    instructions = server_instructions(
-        manifest.description,
-        manifest.instructions,
-        tools.facets,
-        chunk_count=manifest.chunk_count,
-        conventions=tools.conventions,
-    )
+    instructions = instructions_of(manifest, tools.schemas)
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
     resources = DocsResources(index, codec)
     return ServedIndex(
@@ -156,8 +132,14 @@ def served_index(
     )
 
 
+def front_of(served: ServedIndex) -> Front:
+    """What a server of the opened ``served`` publishes."""
+    tools = {name: entry.tool for name, entry in served.entries.items()}
+    return Front(served.listing, tools, served.instructions, served.resources.enabled, served.prompts)
+
+
 def create_server(
-    index: DocsIndex | LiveIndex[ServedIndex],
+    index: DocsIndex | LiveIndex[ServedIndex] | DeferredIndex[ServedIndex],
     *,
     key: bytes | None = None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
@@ -166,19 +148,25 @@ def create_server(
     """An MCP server answering ``search_docs`` and ``get_doc`` from ``index``, and listing and reading
     its ``mcp_resource`` sections as resources when its taxonomy marks any (:mod:`.resources`).
 
-    ``index`` is one opened index, or a :class:`LiveIndex` whose index may be swapped between
-    requests (each request finishes on the index it started with). ``key`` signs the pagination
-    cursors of a single index; by default it comes from ``DOCS_MCP_CURSOR_SECRET`` or is generated
-    (see :func:`docs_mcp.server.cursor.cursor_key`); ``max_tokens`` is the default answer budget. A
-    ``LiveIndex`` brings its own of both.
+    ``index`` is one opened index, a :class:`LiveIndex` whose index may be swapped between
+    requests (each request finishes on the index it started with), or a :class:`DeferredIndex` still
+    loading: ``initialize`` and ``tools/list`` are answered from its manifest at once, calls wait for
+    the load. ``key`` signs the pagination cursors of a single index; by default it comes from
+    ``DOCS_MCP_CURSOR_SECRET`` or is generated (see :func:`docs_mcp.server.cursor.cursor_key`);
+    ``max_tokens`` is the default answer budget. A ``LiveIndex`` brings its own of both.
     """
-    live = (
-        index
-        if isinstance(index, LiveIndex)
-        else LiveIndex(
-            served_index(index, key if key is not None else cursor_key(), max_tokens, feedback_log)
+    if isinstance(index, DeferredIndex):
+        source = index
+    else:
+        live = (
+            index
+            if isinstance(index, LiveIndex)
+            else LiveIndex(
+                served_index(index, key if key is not None else cursor_key(), max_tokens, feedback_log)
+            )
         )
-    )
+        source = DeferredIndex.opened(front_of(live.current), live)
+    front = source.front
 
     # Index work runs in threads, at most MAX_CONCURRENT_INDEX_CALLS at once (each holds LanceDB's
     # files open; two cores run no more than a few), the rest waiting their turn on the event loop.
@@ -187,26 +175,41 @@ def create_server(
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        loaded = source.loaded
+        if loaded is None:  # still loading (or failed): the manifest's listing is the index's
+            return front.listing
         # acquire() may reopen a rebuilt index: never on the event loop.
-        return (await anyio.to_thread.run_sync(live.acquire, limiter=index_calls)).listing
+        return (await anyio.to_thread.run_sync(loaded.acquire, limiter=index_calls)).listing
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
+        if params.name not in front.tools:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Unknown tool {params.name!r}; this server has: {', '.join(front.tools)}.",
+            )
+        try:
+            live = await _loaded(source)
+        except DocsMcpError as error:
+            return _error_result(str(error))
         return await _call_tool(live, params, index_calls)
+
+    def input_schema(name: str) -> dict[str, Any] | None:
+        loaded = source.loaded
+        tools = front.tools if loaded is None else {n: e.tool for n, e in loaded.current.entries.items()}
+        return tools[name].input_schema if name in tools else None
 
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
         title="Documentation search",
-        instructions=live.current.instructions,
+        instructions=front.instructions,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        get_tool_input_schema=lambda name: (
-            live.current.entries[name].tool.input_schema if name in live.current.entries else None
-        ),
-        **_resource_handlers(live, index_calls),
-        **prompt_handlers(lambda: live.acquire().prompts, live.current.prompts.enabled),
+        get_tool_input_schema=input_schema,
+        **_resource_handlers(source, index_calls),
+        **prompt_handlers(lambda: _prompts(source), source.front.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
@@ -232,18 +235,33 @@ def prompt_handlers(current: Callable[[], DocsPrompts], enabled: bool) -> dict[s
     return {"on_list_prompts": list_prompts, "on_get_prompt": get_prompt}
 
 
-def _resource_handlers(live: LiveIndex[ServedIndex], index_calls: anyio.CapacityLimiter) -> dict[str, Any]:
+async def _loaded(source: DeferredIndex[ServedIndex]) -> LiveIndex[ServedIndex]:
+    """The opened index, waiting (off the event loop) while it loads. Raises its load's error."""
+    loaded = source.loaded
+    return loaded if loaded is not None else await anyio.to_thread.run_sync(source.wait)
+
+
+def _prompts(source: DeferredIndex[ServedIndex]) -> DocsPrompts:
+    """The prompts of the index a request acquires; the manifest's while it loads."""
+    loaded = source.loaded
+    return source.front.prompts if loaded is None else loaded.acquire().prompts
+
+
+def _resource_handlers(
+    source: DeferredIndex[ServedIndex], index_calls: anyio.CapacityLimiter
+) -> dict[str, Any]:
     """The resource handlers, when the served index marks any facet value ``mcp_resource``; none
     otherwise, so the server does not offer resources. Decided when the server is made: an index
     swapped in later that marks values the first one did not is served without resources until a
     restart (and one that marks none lists none)."""
-    if not live.current.resources.enabled:
+    if not source.front.resources:
         return {}
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
+        live = await _loaded(source)
         return await anyio.to_thread.run_sync(
             lambda: live.call(lambda s: s.resources.list(cursor)), limiter=index_calls
         )
@@ -256,6 +274,7 @@ def _resource_handlers(live: LiveIndex[ServedIndex], index_calls: anyio.Capacity
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        live = await _loaded(source)
         return await anyio.to_thread.run_sync(
             lambda: live.call(lambda s: s.resources.read(params.uri)), limiter=index_calls
         )
@@ -271,12 +290,6 @@ async def _call_tool(
     live: LiveIndex[ServedIndex], params: types.CallToolRequestParams, index_calls: anyio.CapacityLimiter
 ) -> types.CallToolResult:
     """Run one tool call on the index the request acquires; a tool failure is an ``isError`` result."""
-    names = live.current.entries
-    if params.name not in names:
-        raise MCPError(
-            code=types.INVALID_PARAMS,
-            message=f"Unknown tool {params.name!r}; this server has: {', '.join(names)}.",
-        )
 
     def run(served: ServedIndex) -> Answer:
         return served.entries[params.name].run(params.arguments)
@@ -307,6 +320,9 @@ class ReadyServer:
 def open_warm(index_path: Path) -> DocsIndex:
     """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
     loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
+    from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
+    from docs_mcp.search.types import SearchRequest
+
     index = DocsIndex.open(index_path)
     index.search(SearchRequest(query="getting started", limit=1))
     return index
@@ -349,3 +365,57 @@ def open_server(
     )
     servers.append(create_server(live))
     return ReadyServer(live.current.index, servers[0], time.perf_counter() - started, live)
+
+
+@dataclass(frozen=True)
+class DeferredServer:
+    """An MCP server answering from the manifest while its index loads (:mod:`.deferred`)."""
+
+    manifest: IndexManifest
+    server: Server[Any]
+    index: DeferredIndex[ServedIndex]
+
+
+def open_deferred(
+    index_path: Path,
+    *,
+    key: bytes | None = None,
+    watch: bool = False,
+    on_swap: Callable[[ServedIndex, Path], None] | None = None,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    feedback_log: Path | None = None,
+    on_loaded: Callable[[], None] = lambda: None,
+) -> DeferredServer:
+    """:func:`open_server`, the index opened in a background thread: the server answers
+    ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
+
+    Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
+    ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
+    tool error (:meth:`DeferredIndex.settle` returns it); ``on_loaded`` runs once it is open.
+    """
+    path = Path(index_path)
+    manifest = read_manifest(path)
+    signing_key = key if key is not None else cursor_key()
+    servers: list[Server[Any]] = []
+
+    def swapped(served: ServedIndex, where: Path) -> None:
+        for server in servers:
+            server.instructions = served.instructions
+        if on_swap is not None:
+            on_swap(served, where)
+
+    def open_state(where: Path) -> ServedIndex:
+        index = open_warm(where)
+        # The schemas of what was published: the manifest's examples only (see docs_mcp.server.deferred).
+        schemas = manifest_schemas(index.manifest, max_tokens, index.config.facets)
+        return served_index(index, signing_key, max_tokens, feedback_log, schemas)
+
+    deferred = DeferredIndex(
+        manifest_front(manifest, max_tokens, feedback=feedback_log is not None),
+        lambda: LiveIndex.open(path, open_state, watch=watch, on_swap=swapped),
+        where=path,
+        on_loaded=on_loaded,
+    )
+    servers.append(create_server(deferred))
+    deferred.start()
+    return DeferredServer(manifest, servers[0], deferred)

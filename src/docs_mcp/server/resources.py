@@ -9,15 +9,18 @@ marked the server offers no resources at all (see ``app.create_server``).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp.errors import ChunkNotFound, CursorError
-from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import Section
 from docs_mcp.server.cursor import RESOURCES, CursorCodec
+
+if TYPE_CHECKING:
+    from docs_mcp.search.index import DocsIndex  # imports LanceDB: the server loads it in the background
 
 __all__ = ["MIME_TYPE", "PAGE_SIZE", "SCHEME", "DocsResources", "chunk_id_of", "resource_uri"]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from docs_mcp.errors import ConfigError, UsageError
 from docs_mcp.redact import redact
 from docs_mcp.server.budget import max_tokens_from_env, parse_max_tokens
+from docs_mcp.server.mcp_import import install_lazy_mcp
 from docs_mcp.server.options import (
     MIN_REFRESH_INTERVAL,
     OCI_SCHEME,
@@ -62,6 +64,7 @@ def serve(
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
     """
+    install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
     options = registry or RegistryOptions()
     if options.refresh_interval is not None and not (
         math.isfinite(options.refresh_interval) and options.refresh_interval >= MIN_REFRESH_INTERVAL
@@ -102,6 +105,9 @@ def serve(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
     health: dict[str, Any] = {}
+    if transport == "stdio" and not str(index).startswith(OCI_SCHEME):
+        _serve_folder_on_stdio(Path(index), options, announce, budget, feedback_log)
+        return
     if str(index).startswith(OCI_SCHEME):
         ready, stop_following = _from_registry(str(index), options, health, announce, budget, feedback_log)
     else:
@@ -131,6 +137,59 @@ def serve(
         serve_http(ready.server, http_options, on_listening=on_listening)
     finally:
         stop_following()
+
+
+def _serve_folder_on_stdio(
+    index: Path,
+    options: RegistryOptions,
+    announce: Callable[[str], None],
+    max_tokens: int,
+    feedback_log: Path | None,
+) -> None:
+    """Serve a local folder on stdio, answering ``initialize`` and ``tools/list`` from its manifest
+    while the index stack loads in the background (:mod:`docs_mcp.server.deferred`).
+
+    A table that fails to open is each tool call's error and, once the input ends, this function's:
+    the server exits with that one line, as one that failed at start did."""
+    if options.refresh_interval is not None:
+        raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
+    # "serving" is said once the signal handlers are in place and the index is open, as before.
+    steps: set[str] = set()
+    said = threading.Lock()
+
+    def step(name: str) -> None:
+        with said:
+            steps.add(name)
+            if steps == {"ready", "loaded"}:
+                announce(f"serving {summary} ready in {opened.index.load_seconds or 0.0:.2f}s on stdio")
+
+    with collector_paused():
+        import anyio.to_thread
+
+        from docs_mcp.server.app import open_deferred
+        from docs_mcp.server.stdio import serve_stdio
+
+        opened = open_deferred(
+            index,
+            watch=True,
+            on_swap=lambda served, path: announce(
+                f"{path} was rebuilt: now serving index {served.index.identity}"
+            ),
+            max_tokens=max_tokens,
+            feedback_log=feedback_log,
+            on_loaded=lambda: step("loaded"),
+        )
+    manifest = opened.manifest
+    summary = f"index {manifest.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files)"
+
+    async def settled() -> object:
+        # A short session must still report an index that cannot open (a signal cuts this short).
+        return await anyio.to_thread.run_sync(opened.index.settle, abandon_on_cancel=True)
+
+    serve_stdio(opened.server, on_ready=lambda: step("ready"), after_input=settled)
+    failure = opened.index.settle() if opened.index.load_seconds is not None else None
+    if failure is not None:
+        raise failure
 
 
 def _nothing() -> None:

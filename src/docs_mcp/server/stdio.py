@@ -192,11 +192,19 @@ def claimed_stdout() -> Iterator[int]:
         os.close(private)
 
 
-async def run_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: None) -> None:
+async def _nothing_more() -> None:
+    """Nothing to finish after the input ended."""
+
+
+async def run_stdio(
+    server: Server[Any],
+    on_ready: Callable[[], None] = lambda: None,
+    after_input: Callable[[], Awaitable[object]] = _nothing_more,
+) -> None:
     """Serve ``server`` on this process's stdio; returns on end of input or on SIGTERM/SIGINT.
 
     ``on_ready`` runs once the signal handlers are installed, so a signal sent after it is always
-    a clean shutdown.
+    a clean shutdown. ``after_input`` is awaited when the input has ended (a signal still cancels it).
     """
     async with anyio.create_task_group() as group:
         await group.start(cancel_on_signals, group.cancel_scope, (signal.SIGTERM, signal.SIGINT))
@@ -206,9 +214,14 @@ async def run_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: 
             stdout = cast("anyio.AsyncFile[str]", writer)
             async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
                 await server.run(read_stream, write_stream, server.create_initialization_options())
+        await after_input()
         group.cancel_scope.cancel()  # input ended: stop the signal watcher too
 
 
-def serve_stdio(server: Server[Any], on_ready: Callable[[], None] = lambda: None) -> None:
+def serve_stdio(
+    server: Server[Any],
+    on_ready: Callable[[], None] = lambda: None,
+    after_input: Callable[[], Awaitable[object]] = _nothing_more,
+) -> None:
     """Blocking: serve ``server`` over stdio (see :func:`run_stdio`)."""
-    anyio.run(run_stdio, server, on_ready)
+    anyio.run(run_stdio, server, on_ready, after_input)

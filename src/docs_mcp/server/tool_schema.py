@@ -35,6 +35,39 @@ class SchemaExamples:
     chunk_id: str = ""
 
 
+@dataclass(frozen=True)
+class ToolSchemas:
+    """The input schemas of one index's two tools and the facets they filter on: everything the
+    listing needs, made from the index manifest alone (see :func:`tool_schemas`)."""
+
+    facets: dict[str, list[str]]
+    conventions: FacetConventions
+    search: JsonSchema
+    get: JsonSchema
+
+
+def manifest_examples(examples: Mapping[str, str] | None) -> SchemaExamples:
+    """The examples an index manifest carries (``IndexManifest.examples``); none for an older index."""
+    given = examples or {}
+    return SchemaExamples(query=given.get("query", ""), chunk_id=given.get("chunk_id", ""))
+
+
+def tool_schemas(
+    facets: Mapping[str, Sequence[str]],
+    conventions: FacetConventions = SPEC_FACETS,
+    max_tokens: int = MAX_TOKENS_DEFAULT,
+    examples: SchemaExamples = SchemaExamples(),
+) -> ToolSchemas:
+    """The schemas of an index with ``facets`` (the manifest's), answers of at most ``max_tokens``."""
+    searchable = searchable_facets(facets)
+    return ToolSchemas(
+        searchable,
+        conventions,
+        search_input_schema(searchable, conventions, max_tokens, examples),
+        get_input_schema(max_tokens, examples),
+    )
+
+
 def _max_tokens(default: int) -> JsonSchema:
     return {
         "type": "integer",

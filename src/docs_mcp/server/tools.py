@@ -16,10 +16,9 @@ structured result and its text rendering together: the budget counts both.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError
-from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import UNFILTERED, SearchPage, SearchRequest, Section
 from docs_mcp.server.answers import Render, Window, fit_hits, fit_window
 from docs_mcp.server.arguments import ArgumentValidator
@@ -30,10 +29,13 @@ from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
     SchemaExamples,
-    get_input_schema,
-    search_input_schema,
-    searchable_facets,
+    ToolSchemas,
+    manifest_examples,
+    tool_schemas,
 )
+
+if TYPE_CHECKING:
+    from docs_mcp.search.index import DocsIndex  # imports LanceDB: the server loads it in the background
 
 Answer = tuple[dict[str, Any], str]  # the structured result and its text
 SCORE_DIGITS = 3
@@ -42,16 +44,29 @@ SCORE_DIGITS = 3
 class DocsTools:
     """The two tools of one index, with the argument validators built from its taxonomy."""
 
-    def __init__(self, index: DocsIndex, codec: CursorCodec, max_tokens: int = MAX_TOKENS_DEFAULT) -> None:
+    def __init__(
+        self,
+        index: DocsIndex,
+        codec: CursorCodec,
+        max_tokens: int = MAX_TOKENS_DEFAULT,
+        schemas: ToolSchemas | None = None,
+    ) -> None:
+        """``schemas``: the published ones (made from the manifest before the index opened); by
+        default made here, with the manifest's examples, else a section of the index."""
         self._index = index
         self._codec = codec
         self.max_tokens = max_tokens
-        self.conventions = index.config.facets
-        self.facets = searchable_facets(index.facets)
-        heading, chunk_id = index.example_section()
-        examples = SchemaExamples(query=heading, chunk_id=chunk_id)
-        self.search_schema = search_input_schema(self.facets, self.conventions, max_tokens, examples)
-        self.get_schema = get_input_schema(max_tokens, examples)
+        if schemas is None:
+            examples = manifest_examples(index.manifest.examples)
+            if not examples.query:
+                heading, chunk_id = index.example_section()
+                examples = SchemaExamples(query=heading, chunk_id=chunk_id)
+            schemas = tool_schemas(index.facets, index.config.facets, max_tokens, examples)
+        self.schemas = schemas
+        self.conventions = schemas.conventions
+        self.facets = schemas.facets
+        self.search_schema = schemas.search
+        self.get_schema = schemas.get
         self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
 
