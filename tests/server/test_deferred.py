@@ -121,6 +121,7 @@ def test_the_manifest_front_is_what_the_opened_index_publishes(example_index: Pa
     assert front.listing.model_dump() == opened.listing.model_dump()
     assert front.instructions == opened.instructions
     assert front.resources == opened.resources
+    assert front.prompts.list().model_dump() == opened.prompts.list().model_dump()
 
 
 def test_an_index_without_recorded_examples_is_listed_without_them(
