@@ -1,12 +1,13 @@
-"""Long queries (pasted code) are matched on their distinct content words; short ones as written."""
+"""Long queries (pasted code) are matched on their rarest distinct content words; short ones as written."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.search.query import LONG_QUERY_WORDS, match_terms
+from docs_mcp.search.query import LONG_QUERY_TERMS, LONG_QUERY_WORDS, is_long, match_terms
 from docs_mcp.search.types import SearchRequest
 from testkit.index_fixtures import write_docs
 
@@ -34,3 +35,30 @@ def test_pasted_code_still_finds_the_section_it_comes_from(tmp_path: Path) -> No
     build(BuildOptions(docs_dir=write_docs(tmp_path / "docs"), out=tmp_path / "out"))
     hits = DocsIndex.open(tmp_path / "out").search(SearchRequest(PASTED)).hits
     assert hits and hits[0].chunk_id.startswith("python/links.md#")
+
+
+def test_a_long_query_keeps_only_its_rarest_words_in_query_order() -> None:
+    words = [f"word{n}" for n in range(LONG_QUERY_TERMS + 10)]
+    query = " ".join(words * 2)
+    # word0 is the most common, each later word rarer; two words the index lacks count as the rarest
+    frequencies = {word: 1000 - n for n, word in enumerate(words) if n not in (3, 4)}
+    kept = match_terms(query, frequencies).split()
+    assert is_long(query) and len(kept) == LONG_QUERY_TERMS
+    assert kept[:2] == ["word3", "word4"]
+    assert kept[2:] == words[len(words) - LONG_QUERY_TERMS + 2 :]
+
+
+def test_frequencies_leave_short_queries_and_few_distinct_words_alone() -> None:
+    common = dict.fromkeys(match_terms(PASTED).split(), 10**6)
+    assert match_terms("createLink options", common) == "createLink options create link"
+    assert len(match_terms(PASTED).split()) <= LONG_QUERY_TERMS
+    assert match_terms(PASTED, common) == match_terms(PASTED)
+
+
+def test_word_frequencies_count_chunks_per_word(tmp_path: Path) -> None:
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs"), out=tmp_path / "out"))
+    index = DocsIndex.open(tmp_path / "out")
+    frequencies = WordFrequencies(index._async_table).load()
+    assert 0 < frequencies["links"] <= index.manifest.chunk_count
+    assert all(word == word.lower() for word in frequencies)
+    assert frequencies.get("nonexistentword", 0) == 0

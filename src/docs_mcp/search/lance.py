@@ -51,6 +51,12 @@ async def text_leg(
     return _best_first(zip(found["id"], (float(s) for s in found["_score"]), strict=True))
 
 
+async def texts(table: Any) -> list[str]:
+    """The text of every row."""
+    found = await table.query().select([TEXT_COLUMN]).to_arrow()
+    return cast(list[str], found.column(TEXT_COLUMN).to_pylist())
+
+
 async def vector_leg(
     table: Any, vector: Sequence[float], where: str | None, depth: int, ef: int | None, texts: dict[str, str]
 ) -> Ranked:

@@ -14,8 +14,9 @@ from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.folding import FoldedHit, Folder
+from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
-from docs_mcp.search.query import fulltext_query
+from docs_mcp.search.query import fulltext_query, is_long
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 
 __all__ = ["Ranker", "Ranking"]
@@ -62,12 +63,16 @@ class Ranker:
         self._catalog = catalog
         self._folder = folder
         self._facets = facets
+        self._frequencies = WordFrequencies(table)
 
     def folded(
         self, ranking: Ranking, folding: list[str], wanted: int
     ) -> tuple[list[FoldedHit], dict[str, str], dict[str, str]]:
         """The ranking with folding applied, ``wanted`` hits long when the index has that many; the
         row texts and how each hit matched (``text``, ``meaning`` or ``both``) by chunk id."""
+        if ranking.mode != "vector" and is_long(ranking.query):
+            # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
+            self._frequencies.load()
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -114,7 +119,11 @@ class Ranker:
         mode, query, vector = ranking.mode, ranking.query, ranking.vector
         if mode == "fulltext":
             found = await lance.text_leg(
-                self._table, fulltext_query(query, self._config), where, wanted, texts
+                self._table,
+                fulltext_query(query, self._config, self._frequencies.loaded),
+                where,
+                wanted,
+                texts,
             )
             matched.update((cid, TEXT) for cid, _ in found)
             return found, len(found) < wanted
@@ -124,7 +133,9 @@ class Ranker:
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
-        by_text = lance.text_leg(self._table, fulltext_query(query, self._config), where, depth, texts)
+        by_text = lance.text_leg(
+            self._table, fulltext_query(query, self._config, self._frequencies.loaded), where, depth, texts
+        )
         text, vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
         weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
