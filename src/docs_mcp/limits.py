@@ -45,8 +45,10 @@ MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is
 MAX_HTTP_CONNECTIONS = 512
 HTTP_HEADER_TIMEOUT_SECONDS = 10.0  # for a request's head, from the connection or the previous response
 # Index calls (searches, reads) running at once; more wait their turn. Two cores run no more than a
-# few at a time; each one holds LanceDB's files open while it runs.
-MAX_CONCURRENT_INDEX_CALLS = 8
+# few at a time, and each search in flight holds its own native (LanceDB) working memory, which the
+# process keeps afterwards: the server's peak memory under load grows with this number (issue 23,
+# benchmarks/test_memory.py), its latency under load does not once the cores are busy.
+MAX_CONCURRENT_INDEX_CALLS = 4
 
 # -- manifest globs ------------------------------------------------------------------------------
 MAX_GLOB_LENGTH = 256  # characters of one override pattern

@@ -169,7 +169,8 @@ def create_server(
     front = source.front
 
     # Index work runs in threads, at most MAX_CONCURRENT_INDEX_CALLS at once (each holds LanceDB's
-    # files open; two cores run no more than a few), the rest waiting their turn on the event loop.
+    # files and its own native working memory; two cores run no more than a few), the rest waiting
+    # their turn on the event loop, where a waiting request costs little memory.
     index_calls = anyio.CapacityLimiter(MAX_CONCURRENT_INDEX_CALLS)
 
     async def list_tools(
