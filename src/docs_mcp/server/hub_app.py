@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.server.app import SERVER_NAME, feedback_entry, prompt_handlers
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
@@ -152,6 +153,9 @@ def create_hub_server(
             made.instructions = state.instructions  # what the next initialize says
 
     states = HubStates(hub, rebuilt, max_tokens=max_tokens, feedback_log=feedback_log)
+    # As on one index (docs_mcp.server.app): each search in flight holds LanceDB's working memory,
+    # so at most MAX_CONCURRENT_INDEX_CALLS run at once, whichever library they ask.
+    index_calls = anyio.CapacityLimiter(MAX_CONCURRENT_INDEX_CALLS)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -161,14 +165,14 @@ def create_hub_server(
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        return await _call_tool(states, params)
+        return await _call_tool(states, params, index_calls)
 
     def input_schema(name: str) -> dict[str, Any] | None:
         return {tool.name: tool.input_schema for tool in states.current.listing.tools}.get(name)
 
     resources: dict[str, Any] = {}
     if states.current.resources.enabled:
-        resources = _resource_handlers(states)
+        resources = _resource_handlers(states, index_calls)
     server: Server[Any] = Server(
         SERVER_NAME,
         version=__version__,
@@ -185,7 +189,7 @@ def create_hub_server(
     return server, states
 
 
-def _resource_handlers(states: HubStates) -> dict[str, Any]:
+def _resource_handlers(states: HubStates, index_calls: anyio.CapacityLimiter) -> dict[str, Any]:
     async def list_resources(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
@@ -200,7 +204,9 @@ def _resource_handlers(states: HubStates) -> dict[str, Any]:
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
-        return await anyio.to_thread.run_sync(lambda: states.acquire().resources.read(params.uri))
+        return await anyio.to_thread.run_sync(
+            lambda: states.acquire().resources.read(params.uri), limiter=index_calls
+        )
 
     return {
         "on_list_resources": list_resources,
@@ -213,7 +219,9 @@ def _error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
-async def _call_tool(states: HubStates, params: types.CallToolRequestParams) -> types.CallToolResult:
+async def _call_tool(
+    states: HubStates, params: types.CallToolRequestParams, index_calls: anyio.CapacityLimiter
+) -> types.CallToolResult:
     runs = states.current.runs
     if params.name not in runs:
         raise MCPError(
@@ -225,7 +233,7 @@ async def _call_tool(states: HubStates, params: types.CallToolRequestParams) -> 
         return states.acquire().runs[params.name](params.arguments)
 
     try:
-        result, text = await anyio.to_thread.run_sync(run)
+        result, text = await anyio.to_thread.run_sync(run, limiter=index_calls)
     except DocsMcpError as error:
         return _error_result(str(error))
     except Exception:
