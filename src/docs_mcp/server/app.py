@@ -351,13 +351,7 @@ def open_server(
     started = time.perf_counter()
     signing_key = key if key is not None else cursor_key()
     servers: list[Server[Any]] = []
-
-    def swapped(served: ServedIndex, path: Path) -> None:
-        for server in servers:
-            server.instructions = served.instructions  # what the next initialize says
-        if on_swap is not None:
-            on_swap(served, path)
-
+    swapped = _on_swap(servers, on_swap)
     live = LiveIndex.open(
         Path(index_path),
         lambda path: served_index(open_warm(path), signing_key, max_tokens, feedback_log),
@@ -366,6 +360,21 @@ def open_server(
     )
     servers.append(create_server(live))
     return ReadyServer(live.current.index, servers[0], time.perf_counter() - started, live)
+
+
+def _on_swap(
+    servers: list[Server[Any]], then: Callable[[ServedIndex, Path], None] | None
+) -> Callable[[ServedIndex, Path], None]:
+    """What a swap does: the next ``initialize`` of every server says the new index's instructions,
+    then ``then`` runs."""
+
+    def swapped(served: ServedIndex, path: Path) -> None:
+        for server in servers:
+            server.instructions = served.instructions
+        if then is not None:
+            then(served, path)
+
+    return swapped
 
 
 @dataclass(frozen=True)
@@ -398,12 +407,7 @@ def open_deferred(
     manifest = read_manifest(path)
     signing_key = key if key is not None else cursor_key()
     servers: list[Server[Any]] = []
-
-    def swapped(served: ServedIndex, where: Path) -> None:
-        for server in servers:
-            server.instructions = served.instructions
-        if on_swap is not None:
-            on_swap(served, where)
+    swapped = _on_swap(servers, on_swap)
 
     def open_state(where: Path) -> ServedIndex:
         index = open_warm(where)

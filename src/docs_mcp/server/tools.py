@@ -299,8 +299,8 @@ def _search_result(request: SearchRequest, page: SearchPage, hint: dict[str, Any
     }
 
 
-def hit_data(section: Section) -> dict[str, Any]:
-    """A search hit as the tool returns it: what an agent picks a section by, nothing twice."""
+def _section_fields(section: Section) -> dict[str, Any]:
+    """What a hit and a ``get_doc`` chunk both say of a section (facets only when it has any)."""
     data: dict[str, Any] = {
         "chunk_id": section.chunk_id,
         "heading": section.heading,
@@ -309,6 +309,12 @@ def hit_data(section: Section) -> dict[str, Any]:
     }
     if section.facets:
         data["facets"] = dict(section.facets)
+    return data
+
+
+def hit_data(section: Section) -> dict[str, Any]:
+    """A search hit as the tool returns it: what an agent picks a section by, nothing twice."""
+    data = _section_fields(section)
     data["score"] = round(float(section.score or 0.0), SCORE_DIGITS)
     if section.matched:
         data["matched"] = section.matched
@@ -322,14 +328,7 @@ def hit_data(section: Section) -> dict[str, Any]:
 
 def chunk_data(section: Section) -> dict[str, Any]:
     """A section as ``get_doc`` returns it."""
-    data: dict[str, Any] = {
-        "chunk_id": section.chunk_id,
-        "heading": section.heading,
-        "breadcrumb": list(section.breadcrumb),
-        "file": section.file_path,
-    }
-    if section.facets:
-        data["facets"] = dict(section.facets)
+    data = _section_fields(section)
     data["position"], data["total"] = section.position, section.total
     if section.url:
         data["url"] = section.url
