@@ -98,23 +98,28 @@ class DeferredIndex(Generic[State]):
     def _load(self) -> None:
         started = time.perf_counter()
         try:
-            _wait_for_gate()
-            self._live = self._open_live()
-        except DocsMcpError as error:
-            self._error = error
-        except Exception as error:  # a load must never die silently: the calls report it
-            logger.exception("opening the index at %s failed", self._where)
-            self._error = IndexUnavailable(
-                f"the index at {self._where!r} could not be opened ({type(error).__name__}: {error}); "
-                "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
-            )
-        finally:
+            try:
+                _wait_for_gate()
+                self._live = self._open_live()
+            except DocsMcpError as error:
+                self._error = error
+            except Exception as error:  # a load must never die silently: the calls report it
+                logger.exception("opening the index at %s failed", self._where)
+                self._error = IndexUnavailable(
+                    f"the index at {self._where!r} could not be opened ({type(error).__name__}: {error}); "
+                    "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+                )
             self.load_seconds = time.perf_counter() - started
+            # The callbacks run before the load counts as ended: whoever waits in ``settle`` (the
+            # stdio server at end of input) exits only after "loaded" was said.
+            if self._error is not None:
+                self._on_failure(str(self._error))
+            else:
+                self._on_loaded()
+        finally:
+            if self.load_seconds is None:
+                self.load_seconds = time.perf_counter() - started
             self._done.set()
-        if self._error is not None:
-            self._on_failure(str(self._error))
-        else:
-            self._on_loaded()
 
     def settle(self) -> DocsMcpError | None:
         """Block until the load has ended (at most the timeout): its error, or None when it opened
