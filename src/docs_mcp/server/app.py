@@ -53,12 +53,14 @@ __all__ = [
     "ServedIndex",
     "build_tools",
     "create_server",
+    "error_result",
     "feedback_entry",
     "open_deferred",
     "open_server",
     "open_warm",
     "prompt_handlers",
     "served_index",
+    "tool_result",
 ]
 
 logger = logging.getLogger(__name__)
@@ -91,8 +93,25 @@ def feedback_entry(feedback: FeedbackLog) -> _ToolEntry:
     return _ToolEntry(feedback_tool(), feedback.report)
 
 
-def _error_result(message: str) -> types.CallToolResult:
+def error_result(message: str) -> types.CallToolResult:
+    """A tool failure as MCP says to report it: an ``isError`` result the model can read."""
     return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
+
+
+async def tool_result(
+    params: types.CallToolRequestParams, answer: Callable[[], Answer], index_calls: anyio.CapacityLimiter
+) -> types.CallToolResult:
+    """``answer()`` for one tool call, off the event loop (the index is synchronous: LanceDB) and
+    within ``index_calls``; a failure is an ``isError`` result (a single index's and the hub's)."""
+    try:
+        result, text = await anyio.to_thread.run_sync(answer, limiter=index_calls)
+    except DocsMcpError as error:
+        return error_result(str(error))
+    except Exception:
+        # Never let one bad request take the server down; the log keeps the traceback.
+        logger.exception("%s failed with arguments %r", params.name, params.arguments)
+        return error_result(f"{params.name} failed with an internal error; the server log has details.")
+    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
 
 
 @dataclass(frozen=True)
@@ -193,7 +212,7 @@ def create_server(
         try:
             live = await _loaded(source)
         except DocsMcpError as error:
-            return _error_result(str(error))
+            return error_result(str(error))
         return await _call_tool(live, params, index_calls)
 
     def input_schema(name: str) -> dict[str, Any] | None:
@@ -295,16 +314,7 @@ async def _call_tool(
     def run(served: ServedIndex) -> Answer:
         return served.entries[params.name].run(params.arguments)
 
-    try:
-        # The index is synchronous (LanceDB): keep it off the event loop.
-        result, text = await anyio.to_thread.run_sync(live.call, run, limiter=index_calls)
-    except DocsMcpError as error:
-        return _error_result(str(error))
-    except Exception:
-        # Never let one bad request take the server down; the log keeps the traceback.
-        logger.exception("%s failed with arguments %r", params.name, params.arguments)
-        return _error_result(f"{params.name} failed with an internal error; the server log has details.")
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
+    return await tool_result(params, lambda: live.call(run), index_calls)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ per library: ``docs://{library}/{chunk_id}``.
 
 from __future__ import annotations
 
-import logging
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -21,9 +20,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 from docs_mcp import __version__
-from docs_mcp.errors import DocsMcpError
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
-from docs_mcp.server.app import SERVER_NAME, feedback_entry, prompt_handlers
+from docs_mcp.server.app import SERVER_NAME, feedback_entry, prompt_handlers, tool_result
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
 from docs_mcp.server.hub import Hub, HubView
@@ -36,18 +34,13 @@ from docs_mcp.server.hub_schema import (
     hub_search_output_schema,
 )
 from docs_mcp.server.hub_tools import HubTools
+from docs_mcp.server.listing import search_and_get
 from docs_mcp.server.prompts import DocsPrompts, hub_prompt_name
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.tools import Answer
 
 __all__ = ["HubState", "create_hub_server"]
-
-logger = logging.getLogger(__name__)
-
-_READ_ONLY = types.ToolAnnotations(
-    read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
-)
 
 
 @dataclass(frozen=True)
@@ -70,21 +63,9 @@ def hub_state(
     and ``docs_feedback`` appending to ``feedback_log`` when one is given (each report names every
     served index: library, version and index identity)."""
     tools = HubTools(view, max_tokens=max_tokens)
-    search = types.Tool(
-        name=SEARCH_TOOL,
-        title="Search the documentation",
-        description=hub_search_description(view),
-        input_schema=tools.search_schema,
-        output_schema=hub_search_output_schema(),
-        annotations=_READ_ONLY,
-    )
-    get = types.Tool(
-        name=GET_TOOL,
-        title="Read a documentation section",
-        description=hub_get_description(),
-        input_schema=tools.get_schema,
-        output_schema=hub_get_output_schema(),
-        annotations=_READ_ONLY,
+    search, get = search_and_get(
+        search=(hub_search_description(view), tools.search_schema, hub_search_output_schema()),
+        get=(hub_get_description(), tools.get_schema, hub_get_output_schema()),
     )
     runs: dict[str, Callable[[Mapping[str, Any] | None], Answer]] = {
         SEARCH_TOOL: tools.search_docs,
@@ -194,7 +175,9 @@ def _resource_handlers(states: HubStates, index_calls: anyio.CapacityLimiter) ->
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
-        return await anyio.to_thread.run_sync(lambda: states.acquire().resources.list(cursor))
+        return await anyio.to_thread.run_sync(
+            lambda: states.acquire().resources.list(cursor), limiter=index_calls
+        )
 
     async def list_templates(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -215,10 +198,6 @@ def _resource_handlers(states: HubStates, index_calls: anyio.CapacityLimiter) ->
     }
 
 
-def _error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
-
-
 async def _call_tool(
     states: HubStates, params: types.CallToolRequestParams, index_calls: anyio.CapacityLimiter
 ) -> types.CallToolResult:
@@ -232,11 +211,4 @@ async def _call_tool(
     def run() -> Answer:
         return states.acquire().runs[params.name](params.arguments)
 
-    try:
-        result, text = await anyio.to_thread.run_sync(run, limiter=index_calls)
-    except DocsMcpError as error:
-        return _error_result(str(error))
-    except Exception:
-        logger.exception("%s failed with arguments %r", params.name, params.arguments)
-        return _error_result(f"{params.name} failed with an internal error; the server log has details.")
-    return types.CallToolResult(content=[types.TextContent(text=text)], structured_content=result)
+    return await tool_result(params, run, index_calls)

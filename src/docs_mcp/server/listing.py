@@ -22,6 +22,7 @@ from docs_mcp.server.prompts import DocsPrompts
 from docs_mcp.server.tool_schema import (
     GET_TOOL,
     SEARCH_TOOL,
+    JsonSchema,
     ToolSchemas,
     get_output_schema,
     manifest_examples,
@@ -30,33 +31,58 @@ from docs_mcp.server.tool_schema import (
 )
 from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["feedback_tool", "instructions_of", "listed_tools", "manifest_front", "manifest_schemas"]
+__all__ = [
+    "ToolShape",
+    "feedback_tool",
+    "instructions_of",
+    "listed_tools",
+    "manifest_front",
+    "manifest_schemas",
+    "search_and_get",
+]
 
 _READ_ONLY = types.ToolAnnotations(
     read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
 
 
-def listed_tools(schemas: ToolSchemas, description: str | None, feedback: bool) -> dict[str, types.Tool]:
-    """The tools as listed, keyed by name; ``docs_feedback`` only with ``feedback``."""
-    tools = {
-        SEARCH_TOOL: types.Tool(
+# A tool as listed: its description, input schema and output schema.
+ToolShape = tuple[str, JsonSchema, JsonSchema]
+
+
+def search_and_get(*, search: ToolShape, get: ToolShape) -> tuple[types.Tool, types.Tool]:
+    """``search_docs`` and ``get_doc`` as listed, read-only (a single index's and the hub's)."""
+    return (
+        types.Tool(
             name=SEARCH_TOOL,
             title="Search the documentation",
-            description=search_description(description, schemas.facets, schemas.conventions),
-            input_schema=schemas.search,
-            output_schema=search_output_schema(),
+            description=search[0],
+            input_schema=search[1],
+            output_schema=search[2],
             annotations=_READ_ONLY,
         ),
-        GET_TOOL: types.Tool(
+        types.Tool(
             name=GET_TOOL,
             title="Read a documentation section",
-            description=get_description(),
-            input_schema=schemas.get,
-            output_schema=get_output_schema(),
+            description=get[0],
+            input_schema=get[1],
+            output_schema=get[2],
             annotations=_READ_ONLY,
         ),
-    }
+    )
+
+
+def listed_tools(schemas: ToolSchemas, description: str | None, feedback: bool) -> dict[str, types.Tool]:
+    """The tools as listed, keyed by name; ``docs_feedback`` only with ``feedback``."""
+    search, get = search_and_get(
+        search=(
+            search_description(description, schemas.facets, schemas.conventions),
+            schemas.search,
+            search_output_schema(),
+        ),
+        get=(get_description(), schemas.get, get_output_schema()),
+    )
+    tools = {SEARCH_TOOL: search, GET_TOOL: get}
     if feedback:
         tools[FEEDBACK_TOOL] = feedback_tool()
     return tools
