@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from client_support import structured
 from jsonschema import Draft202012Validator
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -24,13 +25,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 async def client(docs_index: DocsIndex) -> AsyncIterator[Client]:
     async with Client(create_server(docs_index, key=CURSOR_KEY)) as connected:
         yield connected
-
-
-async def _call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
 
 
 async def _error(client: Client, tool: str, arguments: dict[str, Any]) -> str:
@@ -87,24 +81,24 @@ async def test_search_returns_hits_as_structured_content_and_the_same_as_text(cl
 async def test_paging_with_cursors_reaches_the_end_without_repeats(client: Client) -> None:
     first_fifty = [
         hit["chunk_id"]
-        for hit in (await _call(client, "search_docs", {"query": "payment", "limit": 50}))["hits"]
+        for hit in (await structured(client, "search_docs", {"query": "payment", "limit": 50}))["hits"]
     ]
     seen: list[str] = []
-    page = await _call(client, "search_docs", {"query": "payment", "limit": 7})
+    page = await structured(client, "search_docs", {"query": "payment", "limit": 7})
     while True:
         assert page["offset"] == len(seen)
         seen += [hit["chunk_id"] for hit in page["hits"]]
         if page["next_cursor"] is None:
             break
         assert len(seen) < 1000, "paging must terminate"
-        page = await _call(client, "search_docs", {"query": "payment", "cursor": page["next_cursor"]})
+        page = await structured(client, "search_docs", {"query": "payment", "cursor": page["next_cursor"]})
     assert len(seen) > 7 * 2, "need several pages"
     assert seen[: len(first_fifty)] == first_fifty
     assert len(set(seen)) == len(seen)
 
 
 async def test_a_tampered_cursor_is_a_tool_error_not_a_wrong_page(client: Client) -> None:
-    page = await _call(client, "search_docs", {"query": "payment", "limit": 2})
+    page = await structured(client, "search_docs", {"query": "payment", "limit": 2})
     cursor: str = page["next_cursor"]
     flipped = cursor[:5] + ("A" if cursor[5] != "A" else "B") + cursor[6:]
     message = await _error(client, "search_docs", {"query": "payment", "cursor": flipped})
@@ -113,13 +107,13 @@ async def test_a_tampered_cursor_is_a_tool_error_not_a_wrong_page(client: Client
 
 async def test_a_cursor_from_another_server_is_rejected(client: Client, docs_index: DocsIndex) -> None:
     async with Client(create_server(docs_index, key=b"another-key")) as other:
-        foreign = (await _call(other, "search_docs", {"query": "payment", "limit": 2}))["next_cursor"]
+        foreign = (await structured(other, "search_docs", {"query": "payment", "limit": 2}))["next_cursor"]
     message = await _error(client, "search_docs", {"query": "payment", "cursor": foreign})
     assert "another server" in message
 
 
 async def test_a_cursor_for_another_query_or_limit_is_rejected(client: Client) -> None:
-    cursor = (await _call(client, "search_docs", {"query": "payment", "limit": 2}))["next_cursor"]
+    cursor = (await structured(client, "search_docs", {"query": "payment", "limit": 2}))["next_cursor"]
     assert "different query" in await _error(client, "search_docs", {"query": "refund", "cursor": cursor})
     message = await _error(client, "search_docs", {"query": "payment", "cursor": cursor, "limit": 3})
     assert "limit=2" in message
@@ -142,13 +136,15 @@ async def test_a_cursor_from_a_previous_build_is_stale(
     rebuilt = DocsIndex.open(tmp_path / "out")
     assert rebuilt.identity != docs_index.identity
     async with Client(create_server(rebuilt, key=CURSOR_KEY)) as new_server:
-        old_cursor = (await _call(client, "search_docs", {"query": "payment", "limit": 2}))["next_cursor"]
+        old_cursor = (await structured(client, "search_docs", {"query": "payment", "limit": 2}))[
+            "next_cursor"
+        ]
         message = await _error(new_server, "search_docs", {"query": "payment", "cursor": old_cursor})
     assert "stale" in message
 
 
 async def test_zero_results_with_a_filter_suggest_the_values_that_match(client: Client) -> None:
-    page = await _call(client, "search_docs", {"query": "instanceof", "language": "go"})
+    page = await structured(client, "search_docs", {"query": "instanceof", "language": "go"})
     assert page["hits"] == []
     assert page["next_cursor"] is None
     hint = page["hint"]
@@ -168,10 +164,10 @@ async def test_zero_results_anywhere_advise_how_to_broaden(client: Client) -> No
 
 
 async def test_get_doc_returns_the_chunk_with_its_position(client: Client) -> None:
-    hit = (await _call(client, "search_docs", {"query": "backoff strategy", "scope": "global-guide"}))[
+    hit = (await structured(client, "search_docs", {"query": "backoff strategy", "scope": "global-guide"}))[
         "hits"
     ][0]
-    window = await _call(client, "get_doc", {"chunk_id": hit["chunk_id"]})
+    window = await structured(client, "get_doc", {"chunk_id": hit["chunk_id"]})
     assert [c["chunk_id"] for c in window["chunks"]] == [hit["chunk_id"]]
     chunk = window["chunks"][0]
     assert "position_label" not in chunk and 1 <= chunk["position"] <= chunk["total"]
@@ -182,23 +178,25 @@ async def test_get_doc_returns_the_chunk_with_its_position(client: Client) -> No
 async def test_get_doc_context_is_clipped_at_the_edges_of_the_file(
     client: Client, docs_index: DocsIndex
 ) -> None:
-    any_id = (await _call(client, "search_docs", {"query": "Retries", "scope": "global-guide"}))["hits"][0]
-    whole = await _call(client, "get_doc", {"chunk_id": any_id["chunk_id"], "context": 5})
+    any_id = (await structured(client, "search_docs", {"query": "Retries", "scope": "global-guide"}))["hits"][
+        0
+    ]
+    whole = await structured(client, "get_doc", {"chunk_id": any_id["chunk_id"], "context": 5})
     total = whole["chunks"][0]["total"]
     assert total >= 3, "needs a file of several chunks"
     file_ids = [c["chunk_id"] for c in whole["chunks"]]
-    first = await _call(client, "get_doc", {"chunk_id": file_ids[0], "context": 2})
+    first = await structured(client, "get_doc", {"chunk_id": file_ids[0], "context": 2})
     assert [c["position"] for c in first["chunks"]] == [1, 2, 3][: min(3, total)]
-    last_id = (await _call(client, "get_doc", {"chunk_id": file_ids[-1], "context": 5}))["chunks"][-1][
+    last_id = (await structured(client, "get_doc", {"chunk_id": file_ids[-1], "context": 5}))["chunks"][-1][
         "chunk_id"
     ]
-    last = await _call(client, "get_doc", {"chunk_id": last_id, "context": 1})
+    last = await structured(client, "get_doc", {"chunk_id": last_id, "context": 1})
     assert [c["position"] for c in last["chunks"]] == [total - 1, total]
     assert all(c["file"] == whole["chunks"][0]["file"] for c in last["chunks"])
 
 
 async def test_an_unknown_chunk_id_points_to_search_docs_and_close_ids(client: Client) -> None:
-    hit = (await _call(client, "search_docs", {"query": "backoff strategy"}))["hits"][0]
+    hit = (await structured(client, "search_docs", {"query": "backoff strategy"}))["hits"][0]
     message = await _error(client, "get_doc", {"chunk_id": hit["chunk_id"] + "-typo"})
     assert "search_docs" in message
     assert hit["chunk_id"] in message
@@ -232,19 +230,19 @@ async def test_invalid_arguments_are_tool_errors_naming_the_field(
 async def test_an_unknown_tool_is_a_protocol_error_and_the_server_keeps_serving(client: Client) -> None:
     with pytest.raises(MCPError, match="Unknown tool 'delete_docs'"):
         await client.call_tool("delete_docs", {})
-    assert (await _call(client, "search_docs", {"query": "payment"}))["hits"]
+    assert (await structured(client, "search_docs", {"query": "payment"}))["hits"]
 
 
 async def test_the_legacy_handshake_gets_the_same_tools_and_instructions(docs_index: DocsIndex) -> None:
     async with Client(create_server(docs_index, key=CURSOR_KEY), mode="legacy") as legacy:
         assert "Acme Payments" in (legacy.instructions or "")
-        page = await _call(legacy, "search_docs", {"query": "refund", "language": "go"})
+        page = await structured(legacy, "search_docs", {"query": "refund", "language": "go"})
     assert page["hits"]
 
 
 async def test_every_result_field_has_the_type_the_strict_output_schemas_document(client: Client) -> None:
-    searched = await _call(client, "search_docs", {"query": "retries backoff", "language": "python"})
+    searched = await structured(client, "search_docs", {"query": "retries backoff", "language": "python"})
     assert searched["hits"]
     Draft202012Validator(search_output_schema(strict=True)).validate(searched)
-    window = await _call(client, "get_doc", {"chunk_id": searched["hits"][0]["chunk_id"], "context": 2})
+    window = await structured(client, "get_doc", {"chunk_id": searched["hits"][0]["chunk_id"], "context": 2})
     Draft202012Validator(get_output_schema(strict=True)).validate(window)

@@ -9,7 +9,6 @@ over HTTP.
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY, HttpServer, start_http_server, stop
 
+from docs_mcp.eval.queries import load_queries
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.answers import BudgetTooSmall
@@ -36,7 +36,7 @@ BUDGETS = (MAX_TOKENS_MIN, 1_500, 3_000, 8_000, MAX_TOKENS_MAX)
 
 
 def _queries(path: Path) -> list[str]:
-    return [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
+    return [labelled.query for labelled in load_queries(path)]
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from client_support import structured
 from jsonschema import Draft202012Validator
 from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index
 from mcp import Client
@@ -54,13 +55,6 @@ def tools(hub: ReadyHub) -> HubTools:
     return hub.states.acquire().tools
 
 
-async def _call(client: Client, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    result = await client.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
 async def _error(client: Client, tool: str, arguments: dict[str, Any]) -> str:
     result = await client.call_tool(tool, arguments)
     assert result.is_error, result.structured_content
@@ -91,11 +85,11 @@ async def test_the_listing_names_every_library_with_its_description_size_and_ver
 
 @pytest.mark.anyio
 async def test_results_carry_their_library_and_match_the_strict_output_schemas(client: Client) -> None:
-    page = await _call(client, "search_docs", {"query": "retry configuration", "limit": 10})
+    page = await structured(client, "search_docs", {"query": "retry configuration", "limit": 10})
     Draft202012Validator(hub_search_output_schema(strict=True)).validate(page)
     assert {hit["library"] for hit in page["hits"]} >= {"sdks"}
     hit = page["hits"][0]
-    window = await _call(client, "get_doc", {"library": hit["library"], "chunk_id": hit["chunk_id"]})
+    window = await structured(client, "get_doc", {"library": hit["library"], "chunk_id": hit["chunk_id"]})
     Draft202012Validator(hub_get_output_schema(strict=True)).validate(window)
     assert window["chunk_id"] == hit["chunk_id"] and window["library"] == hit["library"]
     text = (await client.call_tool("search_docs", {"query": "retry configuration", "limit": 2})).content[0]
@@ -154,12 +148,12 @@ def test_a_merged_search_pages_with_one_cursor_like_one_longer_page(hub: ReadyHu
 
 @pytest.mark.anyio
 async def test_the_latest_version_answers_by_default_and_an_unserved_one_is_an_error(client: Client) -> None:
-    latest = await _call(
+    latest = await structured(
         client, "search_docs", {"query": "exponential backoff retries", "library": "example"}
     )
     assert {hit["version"] for hit in latest["hits"]} == {"2.0"}
     assert any(hit["file"] == "guides/retries.md" for hit in latest["hits"])
-    older = await _call(
+    older = await structured(
         client,
         "search_docs",
         {"query": "exponential backoff retries", "library": "example", "version": "1.0"},
@@ -167,7 +161,7 @@ async def test_the_latest_version_answers_by_default_and_an_unserved_one_is_an_e
     assert {hit["version"] for hit in older["hits"]} <= {"1.0"}
     assert all(hit["file"] != "guides/retries.md" for hit in older["hits"])
     # Without a library the latest of each is searched.
-    merged = await _call(client, "search_docs", {"query": "exponential backoff retries", "limit": 50})
+    merged = await structured(client, "search_docs", {"query": "exponential backoff retries", "limit": 50})
     assert {hit.get("version") for hit in merged["hits"] if hit["library"] == "example"} == {"2.0"}
     assert "versions of 'example'" not in await _error(
         client, "search_docs", {"query": "x", "library": "acme", "version": "1.0"}
@@ -190,9 +184,9 @@ def test_an_unserved_version_in_the_hub_lists_the_served_ones(hub: ReadyHub) -> 
 
 @pytest.mark.anyio
 async def test_facets_filter_one_library_or_the_libraries_that_hold_them(client: Client) -> None:
-    dub = await _call(client, "search_docs", {"query": "create a link", "api": "dub", "limit": 10})
+    dub = await structured(client, "search_docs", {"query": "create a link", "api": "dub", "limit": 10})
     assert {hit["library"] for hit in dub["hits"]} == {"sdks"}
-    python = await _call(
+    python = await structured(
         client, "search_docs", {"query": "create a payment", "library": "example", "language": "python"}
     )
     assert python["hits"] and all(h["facets"].get("language") in ("python", None) for h in python["hits"])
@@ -204,12 +198,14 @@ async def test_facets_filter_one_library_or_the_libraries_that_hold_them(client:
 
 @pytest.mark.anyio
 async def test_an_empty_result_names_the_libraries_that_would_match(client: Client) -> None:
-    nowhere = await _call(client, "search_docs", {"query": "zzqqxxvv"})
+    nowhere = await structured(client, "search_docs", {"query": "zzqqxxvv"})
     assert nowhere["hint"]["libraries"] == [] and "in any library" in nowhere["hint"]["message"]
-    elsewhere = await _call(client, "search_docs", {"query": "idempotency key", "library": "claude-docs"})
+    elsewhere = await structured(
+        client, "search_docs", {"query": "idempotency key", "library": "claude-docs"}
+    )
     if not elsewhere["hits"]:
         assert {"library": "acme", "version": None} in elsewhere["hint"]["libraries"]
-    older_only = await _call(
+    older_only = await structured(
         client, "search_docs", {"query": "jitter", "library": "example", "version": "1.0", "limit": 5}
     )
     assert older_only["hits"] == []
@@ -220,11 +216,11 @@ async def test_an_empty_result_names_the_libraries_that_would_match(client: Clie
 async def test_get_doc_finds_the_one_library_holding_an_id_or_asks_for_it(
     client: Client, example_v2: Path
 ) -> None:
-    page = await _call(
+    page = await structured(
         client, "search_docs", {"query": "prompt caching", "library": "claude-docs", "limit": 1}
     )
     chunk_id = page["hits"][0]["chunk_id"]
-    window = await _call(client, "get_doc", {"chunk_id": chunk_id})
+    window = await structured(client, "get_doc", {"chunk_id": chunk_id})
     assert window["library"] == "claude-docs"
     missing = await _error(client, "get_doc", {"chunk_id": "nope.md#nothing", "library": "example"})
     assert "No section of library 'example' has chunk_id" in missing
@@ -262,7 +258,7 @@ async def test_malformed_and_forged_cursors_are_tool_errors(client: Client, hub:
     # Odd library fields in a cursor only this server could sign: read as a merged search, no crash.
     codec = hub.hub.view().codec(None)
     odd = codec.seal("search", {"q": "retries", "f": {}, "m": None, "o": 1, "l": 1, "b": ["a"], "w": {}})
-    assert (await _call(client, "search_docs", {"cursor": odd}))["library"] is None
+    assert (await structured(client, "search_docs", {"cursor": odd}))["library"] is None
 
 
 @pytest.mark.anyio

@@ -20,6 +20,7 @@ from library_fixtures import acme_index, claude_index, example_v1, example_v2, s
 from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY
 
+from docs_mcp.eval.queries import load_queries
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.budget import (
     ENVELOPE_BYTES,
@@ -42,7 +43,7 @@ BUDGETS = (MAX_TOKENS_MIN, 1_500, 3_000, 8_000, MAX_TOKENS_MAX)
 
 
 def _queries(path: Path) -> list[str]:
-    return [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
+    return [labelled.query for labelled in load_queries(path)]
 
 
 @pytest.fixture(scope="module")
