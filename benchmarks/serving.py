@@ -71,10 +71,12 @@ def peak_rss(command: Sequence[str], timeout: float = 1500) -> tuple[float, floa
 
 
 @contextmanager
-def http_server(index: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
-    """``docs-mcp serve --transport http --port 0 [extra...]`` on 127.0.0.1: (process, URL of /mcp)."""
+def http_process(command: list[str]) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
+    """Run ``command`` (a ``docs-mcp serve`` over HTTP on port 0, on 127.0.0.1) until the block ends:
+    (process, URL of /mcp, seconds from spawn to listening)."""
+    started = time.perf_counter()
     process = subprocess.Popen(
-        serve_command(index, "--transport", "http", "--port", "0", *extra),
+        command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -89,13 +91,25 @@ def http_server(index: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str
             url = found.group(1)
             print(f"\n{line.strip()}")  # the server's own open + warm-up time
             break
+    ready = time.perf_counter() - started
     drain = threading.Thread(target=process.stderr.read, daemon=True)  # keep the pipe drained
     drain.start()
     try:
         assert url, "server did not start"
-        yield process, url
+        yield process, url, ready
     finally:
         process.terminate()
         process.wait(30)
         drain.join(30)
         process.stderr.close()  # else an unclosed-file ResourceWarning fails the session (-W error)
+
+
+@contextmanager
+def http_server(index: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``docs-mcp serve --transport http --port 0 [extra...]`` on 127.0.0.1: (process, URL of /mcp)."""
+    with http_process(serve_command(index, "--transport", "http", "--port", "0", *extra)) as (
+        process,
+        url,
+        _,
+    ):
+        yield process, url

@@ -10,11 +10,9 @@ once, the servers' turns interleaved so that a busy machine slows them alike. Ru
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import statistics
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -24,7 +22,7 @@ import httpx
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.serving import docs_mcp, env, memory_mib
+from benchmarks.serving import docs_mcp, http_process, memory_mib
 from docs_mcp.eval import load_queries
 from testkit.evaldata_sets import claude_docs_queries
 
@@ -37,33 +35,8 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 def _hub(folders: list[Path]) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
     """``serve`` with one ``--index libN=FOLDER`` each: (process, /mcp URL, seconds to listening)."""
     named = [part for n, folder in enumerate(folders) for part in ("--index", f"lib{n}={folder}")]
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        docs_mcp("serve", *named, "--transport", "http", "--port", "0"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env(),
-    )
-    assert process.stderr is not None
-    url = ""
-    for line in process.stderr:  # bounded by the test's timeout
-        found = re.search(r"at (http://\S+/mcp)", line)
-        if found:
-            url = found.group(1)
-            break
-    ready = time.perf_counter() - started
-    drain = threading.Thread(target=process.stderr.read, daemon=True)
-    drain.start()
-    try:
-        assert url, "server did not start"
-        yield process, url, ready
-    finally:
-        process.terminate()
-        process.wait(30)
-        drain.join(30)
-        process.stderr.close()
+    with http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0")) as running:
+        yield running
 
 
 def _ask(client: httpx.Client, url: str, arguments: dict[str, object]) -> float:
