@@ -266,18 +266,9 @@ def _first_answer(command: list[str]) -> tuple[float, float, float]:
     plain JSON-RPC lines; then close its input and wait for it. (seconds from spawn to the answer,
     CPU seconds of the server process, its peak RSS in MiB)."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env()
-    )
-    assert process.stdin is not None and process.stdout is not None
-    with process.stdin, process.stdout:
-        for message in _SESSION:
-            process.stdin.write((json.dumps(message) + "\n").encode())
-            process.stdin.flush()
-            if "id" in message:
-                reply = _reply(process.stdout, message["id"])
-        assert not reply["result"].get("isError"), reply
-        answered = time.perf_counter() - started
+    process = _spawn_stdio(command)
+    with process.stdin, process.stdout:  # both piped (_spawn_stdio)
+        answered = _session_marks(process, started)[-1]
         # Not wait4's ru_maxrss: on Linux it also counts the parent's memory at fork (this pytest).
         peak = memory_mib(process.pid, "VmHWM")
     _pid, status, usage = os.wait4(process.pid, 0)
@@ -388,20 +379,32 @@ def _timeline(command: list[str]) -> list[float]:
     """Spawn ``command`` (a stdio MCP server) and run :data:`_SESSION`: seconds from spawn to the
     ``initialize``, ``tools/list`` and first ``search_docs`` answers."""
     started = time.perf_counter()
-    process = subprocess.Popen(
+    process = _spawn_stdio(command)
+    with process.stdin, process.stdout:  # both piped (_spawn_stdio)
+        marks = _session_marks(process, started)
+    process.wait(timeout=60)
+    return marks
+
+
+def _spawn_stdio(command: list[str]) -> subprocess.Popen[bytes]:
+    """``command`` (a stdio MCP server) spawned with pipes for its input and output."""
+    return subprocess.Popen(
         command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env()
     )
+
+
+def _session_marks(process: subprocess.Popen[bytes], started: float) -> list[float]:
+    """Run :data:`_SESSION` over ``process``'s stdio as plain JSON-RPC lines: seconds from
+    ``started`` to each answer (initialize, tools/list, the search), the search a success."""
     assert process.stdin is not None and process.stdout is not None
     marks: list[float] = []
-    with process.stdin, process.stdout:
-        for message in _SESSION:
-            process.stdin.write((json.dumps(message) + "\n").encode())
-            process.stdin.flush()
-            if "id" in message:
-                reply = _reply(process.stdout, message["id"])
-                marks.append(time.perf_counter() - started)
-        assert not reply["result"].get("isError"), reply
-    process.wait(timeout=60)
+    for message in _SESSION:
+        process.stdin.write((json.dumps(message) + "\n").encode())
+        process.stdin.flush()
+        if "id" in message:
+            reply = _reply(process.stdout, message["id"])
+            marks.append(time.perf_counter() - started)
+    assert not reply["result"].get("isError"), reply
     return marks
 
 
