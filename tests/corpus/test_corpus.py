@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from docs_mcp.corpus.facets import FacetSpec
 from docs_mcp.corpus.findings import SummaryFinding
-from docs_mcp.corpus.loader import Corpus, FacetSpec, load_corpus
+from docs_mcp.corpus.loader import Corpus, load_corpus
 from docs_mcp.errors import ConfigError
 
 pytestmark = pytest.mark.timeout(60)

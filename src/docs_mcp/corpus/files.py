@@ -12,6 +12,8 @@ import os
 import stat
 from pathlib import Path
 
+from docs_mcp.errors import Finding
+
 __all__ = ["NOT_REGULAR_RULE", "FileTooLarge", "NotRegularFile", "read_regular_file", "special_file_kind"]
 
 NOT_REGULAR_RULE = "not-a-regular-file"
@@ -79,3 +81,16 @@ def read_regular_file(path: Path, limit: int) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(descriptor)
+
+
+def decode_utf8(data: bytes, path: str, findings: list[Finding]) -> str | None:
+    """``data`` as text, or None after an ``invalid-encoding`` finding naming the line and byte."""
+    try:
+        # Strict: a file that is not UTF-8 would index as mojibake. A BOM stays for the chunker.
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        byte = data[error.start : error.start + 1].hex()
+        message = f"not valid UTF-8: byte 0x{byte} at offset {error.start}; re-save the file as UTF-8"
+        findings.append(Finding(path, line, "error", message, "invalid-encoding"))
+        return None

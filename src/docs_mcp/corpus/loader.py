@@ -8,26 +8,35 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile
-from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
-from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
+from docs_mcp.corpus.docs_manifest import DocsManifest, TaxonomyEntry, parse_manifest
+from docs_mcp.corpus.facets import (
+    FacetSpec,
+    SettingsResolver,
+    check_declarations,
+    check_manifest_metadata,
+    facets_of,
+    merged_taxonomy,
+)
 from docs_mcp.corpus.files import (
     NOT_REGULAR_RULE,
     FileTooLarge,
     NotRegularFile,
+    decode_utf8,
     read_regular_file,
-    special_file_kind,
 )
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
-from docs_mcp.corpus.prompts import is_template, read_templates
+from docs_mcp.corpus.prompts import read_templates
 from docs_mcp.corpus.site import Site, detect_site
 from docs_mcp.corpus.site_pages import SitePages
+from docs_mcp.corpus.walk import DocsTree, walk_docs
 from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 from docs_mcp.prompt_templates import PromptTemplate
@@ -38,14 +47,6 @@ DEFAULT_STRATEGY_RULE = "default-strategy"
 SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
 # Below this many files helper processes cost more to start (their imports) than they save.
 PARALLEL_THRESHOLD = 400
-
-
-@dataclass(frozen=True)
-class FacetSpec:
-    """A filterable metadata key. ``allowed`` lists the taxonomy's values; None: any string value."""
-
-    name: str
-    allowed: tuple[str, ...] | None
 
 
 @dataclass
@@ -74,21 +75,11 @@ class Corpus(HasFindings):
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
-        return _SettingsResolver(self.manifests).governing(path.rpartition("/")[0])
+        return SettingsResolver(self.manifests).governing(path.rpartition("/")[0])
 
     @property
     def chunks(self) -> list[Chunk]:
         return [chunk for file in self.files for chunk in file.chunks]
-
-
-@dataclass
-class _Tree:
-    markdown: list[str]  # posix paths relative to the root, sorted
-    manifests: list[str]
-    outside: list[str]  # symlinks leading out of the root: reported, never read
-    special: list[tuple[str, str]]  # (path, kind) of FIFOs, devices, sockets: reported, never opened
-    mdx: list[str] = field(default_factory=list)  # ``*.mdx`` pages: read when the site generator uses them
-    templates: list[str] = field(default_factory=list)  # ``*.template.md`` prompt templates (prompts.py)
 
 
 def load_corpus(
@@ -124,20 +115,10 @@ def load_corpus(
         raise ConfigError(
             f"docs directory {str(root)!r} {what}; pass --docs-dir pointing at your markdown folder"
         )
-    tree = _walk(root)
+    tree = walk_docs(root)
     overlay = dict(overlay or {})
     for path in overlay:
-        name = path.rpartition("/")[2]
-        if name == MANIFEST_NAME and path not in tree.manifests:
-            tree.manifests.append(path)
-        elif _is_markdown(name) and path not in tree.markdown:
-            tree.markdown.append(path)
-        elif _is_mdx(name) and path not in tree.mdx:
-            tree.mdx.append(path)
-        elif is_template(name) and path not in tree.templates:
-            tree.templates.append(path)
-    tree.markdown.sort()
-    tree.manifests.sort()
+        tree.add(path)
     files = _Files(root, overlay)
     if chunk_cache is not None:  # the pool is sized by what the cache does not hold
         return _load(
@@ -182,7 +163,7 @@ class _Files:
 
 def _load(
     source: _Files,
-    tree: _Tree,
+    tree: DocsTree,
     make_pool: Callable[[int], ChunkPool],
     on_file: Callable[[str], None] | None,
     cache: ChunkCache | None,
@@ -199,8 +180,8 @@ def _load(
     contents: dict[str, bytes] = {}  # what the content hash covers
     root = source.root
     manifests = _load_manifests(source, tree.manifests, findings, contents)
-    facets = _facets(manifests.values())
-    resolver = _SettingsResolver(manifests)
+    facets = facets_of(manifests.values())
+    resolver = SettingsResolver(manifests)
     root_manifest = manifests.get("")
     site = detect_site(root, site_config, root_manifest.site if root_manifest is not None else None)
     findings.extend(site.findings)
@@ -216,7 +197,7 @@ def _load(
     jobs: list[Job] = []
     for path in paths:
         data = source.read(path, findings, rule="unreadable-file")
-        text = _decode(data, path, findings) if data is not None else None
+        text = decode_utf8(data, path, findings) if data is not None else None
         if text is None or data is None:
             continue
         contents[path] = data
@@ -241,12 +222,12 @@ def _load(
             files.append(chunked)
     for chunked in files:
         findings.extend(chunked.findings)
-        findings.extend(_check_declarations(chunked, facets))
+        findings.extend(check_declarations(chunked, facets))
     defaulted = [file.path for file in files if not file.strategy_explicit]
     if defaulted:
         findings.append(default_strategy_summary(defaulted, root))
     for manifest in manifests.values():
-        findings.extend(_check_manifest_metadata(manifest, facets))
+        findings.extend(check_manifest_metadata(manifest, facets))
     prompts, prompt_findings = read_templates(
         tree.templates, lambda path, found: _template_text(source, path, found, contents)
     )
@@ -258,7 +239,7 @@ def _load(
         facets=facets,
         instructions=root_manifest.instructions if root_manifest is not None else None,
         content_hash=_content_hash(contents),
-        taxonomy=_merged_taxonomy(manifests.values()),
+        taxonomy=merged_taxonomy(manifests.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
         library_version=root_manifest.library_version if root_manifest is not None else None,
         manifests=manifests,
@@ -275,7 +256,7 @@ def _template_text(
 ) -> str | None:
     """A template's text (its bytes counted in the content hash), or None after a finding."""
     data = source.read(path, findings, rule="unreadable-file")
-    text = _decode(data, path, findings) if data is not None else None
+    text = decode_utf8(data, path, findings) if data is not None else None
     if text is not None and data is not None:
         contents[path] = data
     return text
@@ -331,169 +312,3 @@ def _content_hash(contents: Mapping[str, bytes]) -> str:
         digest.update(len(encoded).to_bytes(8, "big") + encoded)
         digest.update(len(contents[path]).to_bytes(8, "big") + contents[path])
     return digest.hexdigest()
-
-
-def _walk(root: Path) -> _Tree:
-    """Collect markdown files and manifests; skip hidden folders, templates and outside links."""
-    tree = _Tree([], [], [], [], [])
-    real_root = root.resolve()
-    for folder, dirnames, filenames in os.walk(root, followlinks=False):
-        # Hidden folders (.git, .venv, .github) are tooling, never documentation.
-        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
-        relative_folder = Path(folder).relative_to(root).as_posix()
-        prefix = "" if relative_folder == "." else relative_folder + "/"
-        for name in filenames:
-            is_manifest = name == MANIFEST_NAME
-            mdx = _is_mdx(name)
-            template = is_template(name)
-            if not is_manifest and not mdx and not template and not _is_markdown(name):
-                continue
-            full = Path(folder, name)
-            kind = special_file_kind(full)  # None also when it cannot be stat'ed: reading reports it
-            if kind is not None:
-                tree.special.append((prefix + name, kind))
-            elif full.is_symlink() and not _resolves_inside(full, real_root):
-                tree.outside.append(prefix + name)
-            else:
-                kept = tree.manifests if is_manifest else tree.mdx if mdx else tree.markdown
-                (tree.templates if template else kept).append(prefix + name)
-    tree.markdown.sort()
-    tree.manifests.sort()
-    tree.outside.sort()
-    tree.special.sort()
-    return tree
-
-
-def _resolves_inside(link: Path, real_root: Path) -> bool:
-    try:
-        return link.resolve().is_relative_to(real_root)
-    except (OSError, RuntimeError):  # a loop (RuntimeError before Python 3.13): reading reports it
-        return True
-
-
-def _is_markdown(name: str) -> bool:
-    """An indexed markdown file name: ``*.md``, not hidden, not a prompt template."""
-    return not name.startswith(".") and name.endswith(".md") and not is_template(name)
-
-
-def _is_mdx(name: str) -> bool:
-    return not name.startswith(".") and name.endswith(".mdx")
-
-
-def _decode(data: bytes, path: str, findings: list[Finding]) -> str | None:
-    try:
-        # Strict: a file that is not UTF-8 would index as mojibake. A BOM stays for the chunker.
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data.count(b"\n", 0, error.start) + 1
-        byte = data[error.start : error.start + 1].hex()
-        message = f"not valid UTF-8: byte 0x{byte} at offset {error.start}; re-save the file as UTF-8"
-        findings.append(Finding(path, line, "error", message, "invalid-encoding"))
-        return None
-
-
-class _SettingsResolver:
-    """Nearest-manifest lookup, cached per folder: the corpora have thousands of files in few folders."""
-
-    def __init__(self, manifests: Mapping[str, DocsManifest]) -> None:
-        self._manifests = manifests
-        self._governing: dict[str, DocsManifest | None] = {}
-
-    def governing(self, folder: str) -> DocsManifest | None:
-        if folder not in self._governing:
-            found = self._manifests.get(folder)
-            if found is None and folder:
-                parent = folder.rpartition("/")[0]
-                found = self.governing(parent)
-            self._governing[folder] = found
-        return self._governing[folder]
-
-    def settings(self, path: str) -> FileSettings:
-        manifest = self.governing(path.rpartition("/")[0])
-        return manifest.settings_for(path) if manifest is not None else FileSettings()
-
-
-def _facets(manifests: Iterable[DocsManifest]) -> dict[str, FacetSpec]:
-    names: set[str] = set()
-    allowed: dict[str, list[str]] = {}
-    for manifest in manifests:
-        names.update(manifest.facet_keys)
-        for key, entry in manifest.taxonomy.items():
-            if entry.values is not None:
-                allowed.setdefault(key, []).extend(entry.values)
-    return {
-        name: FacetSpec(name, tuple(sorted(set(allowed[name]))) if name in allowed else None)
-        for name in sorted(names)
-    }
-
-
-def _merged_taxonomy(manifests: Iterable[DocsManifest]) -> dict[str, TaxonomyEntry]:
-    merged: dict[str, TaxonomyEntry] = {}
-    for manifest in manifests:
-        for key, entry in manifest.taxonomy.items():
-            seen = merged.get(key)
-            if seen is None:
-                merged[key] = entry
-                continue
-            values = (
-                None
-                if seen.values is None and entry.values is None
-                else (tuple(sorted({*(seen.values or ()), *(entry.values or ())})))
-            )
-            aliases = {
-                value: tuple(dict.fromkeys([*seen.aliases.get(value, ()), *entry.aliases.get(value, ())]))
-                for value in sorted({*seen.aliases, *entry.aliases})
-            }
-            merged[key] = TaxonomyEntry(
-                values=values,
-                vector_collapse=seen.vector_collapse or entry.vector_collapse,
-                resources=tuple(sorted({*seen.resources, *entry.resources})),
-                aliases=aliases,
-            )
-    return dict(sorted(merged.items()))
-
-
-def _value_problem(key: str, value: object, facets: Mapping[str, FacetSpec]) -> tuple[str, str] | None:
-    """(rule, message) when ``key: value`` breaks the taxonomy, else None."""
-    if not isinstance(value, str):
-        kind = "null" if value is None else type(value).__name__
-        return (
-            "invalid-metadata",
-            f"metadata value of {key!r} must be a string, got {kind} {value!r}; quote it",
-        )
-    spec = facets.get(key)
-    if spec is None:
-        return "unknown-metadata-key", (
-            f"unknown metadata key {key!r}; declare it in a .docs-mcp.json taxonomy (or metadata) "
-            "so it becomes a search facet"
-        )
-    if spec.allowed is not None and value not in spec.allowed:
-        return "metadata-value-not-allowed", (
-            f"metadata value {value!r} is not allowed for {key!r}; allowed: {', '.join(spec.allowed)} "
-            "(add it to the taxonomy's properties to allow it)"
-        )
-    return None
-
-
-def _check_declarations(chunked: ChunkedFile, facets: Mapping[str, FacetSpec]) -> list[Finding]:
-    # The chunker may already have reported a non-string value; say it once per line.
-    reported = {f.line for f in chunked.findings if f.rule == "invalid-metadata"}
-    findings = []
-    for declaration in chunked.metadata_declarations:
-        problem = _value_problem(declaration.key, declaration.value, facets)
-        if problem is None or (problem[0] == "invalid-metadata" and declaration.line in reported):
-            continue
-        findings.append(Finding(chunked.path, declaration.line, "error", problem[1], problem[0]))
-    return findings
-
-
-def _check_manifest_metadata(manifest: DocsManifest, facets: Mapping[str, FacetSpec]) -> list[Finding]:
-    entries = [(f"metadata.{k}", k, v) for k, v in manifest.metadata.items()]
-    for index, override in enumerate(manifest.overrides):
-        entries.extend((f"overrides[{index}].metadata.{k}", k, v) for k, v in override.metadata.items())
-    findings = []
-    for where, key, value in entries:
-        problem = _value_problem(key, value, facets)
-        if problem is not None:
-            findings.append(Finding(manifest.path, 0, "error", f"{where}: {problem[1]}", problem[0]))
-    return findings
