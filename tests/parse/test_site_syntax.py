@@ -8,6 +8,7 @@ from chunk_ownership import assert_ownership
 
 from docs_mcp.chunk.chunking import chunk_file
 from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.parse.site_include import MAX_INCLUDE_DEPTH
 from docs_mcp.parse.site_syntax import Dialect, normalise_site_syntax
 
 MKDOCS = Dialect("mkdocs", variables={"version": "2.1", "project": {"name": "Acme"}})
@@ -163,3 +164,12 @@ def test_hostile_lines_are_normalised_in_linear_time(line: str) -> None:
     for dialect in (MKDOCS, Dialect("docusaurus", mdx=True), Dialect("sphinx")):
         result = normalise_site_syntax(f"# T\n\n{line}\n\n```py\nx = 1{' ' * 100_000}# (1)!\n```\n", dialect)
         assert result.text.startswith("# T\n")
+
+
+def test_a_page_that_includes_itself_stops_at_the_depth_bound_with_a_finding() -> None:
+    # Found by a mkdocs page with ``--8<-- "docs/a.md"`` in docs/a.md: it recursed until Python's limit.
+    page = '# A\n\nText\n\n--8<-- "a.md"\n'
+    result = normalise_site_syntax(page, MKDOCS, _reader({"a.md": page}), "a.md")
+    assert result.text.count("Text") == MAX_INCLUDE_DEPTH + 1
+    assert [note.rule for note in result.notes] == ["include-missing"]
+    assert "nested over 4 deep" in result.notes[0].message and result.notes[0].line == 5

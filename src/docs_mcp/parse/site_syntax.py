@@ -27,10 +27,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 from docs_mcp.parse.markdown import normalise
+from docs_mcp.parse.site_include import (
+    MAX_INCLUDE_DEPTH,
+    Include,
+    IncludeReader,
+    code_language,
+    included_lines,
+    parse_include,
+)
 from docs_mcp.parse.site_inline import (
     clean_code_line,
     heading_attributes,
@@ -40,9 +47,6 @@ from docs_mcp.parse.site_inline import (
 
 __all__ = ["Dialect", "IncludeReader", "Normalised", "SyntaxNote", "normalise_site_syntax"]
 
-# (text, None) when read; (None, why) when not: missing, outside the repository folder, ...
-IncludeReader = Callable[[str, str], tuple[str | None, str | None]]
-MAX_INCLUDE_DEPTH = 4
 
 _LABELS = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed", "todo": "To do"}
 _ADMONITION_NAMES = (
@@ -67,15 +71,11 @@ _COLON_FENCE = re.compile(r"^(\s*)(:{3,})\s*(\{[\w:-]+\}|[\w-]+)?\s*(?:\[(.*)\])
 _MYST_OPTION = re.compile(r"^\s*:[\w-]+:")
 _MYST_TARGET = re.compile(r"^\s*\([\w.:-]+\)=\s*$")
 _REFERENCE = re.compile(r"^ {0,3}\[([^\]]+)\]:")
-_SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
-_SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")
-_LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
 _MDX_STATEMENT = re.compile(r"^(?:import|export)\s")
 _TAB_ITEM = re.compile(r"<TabItem\b[^>]*?\blabel\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{['\"]([^'\"]*)['\"]\})")
 _JSX_OPEN = re.compile(r"^\s*</?[A-Z]")
 _PARTIAL_IMPORT = re.compile(r"""^import\s+([A-Z]\w*)\s+from\s+['"]((?:\.{1,2}/|@site/)[^'"]+\.mdx?)['"]""")
 _PARTIAL_USE = re.compile(r"^\s*<([A-Z]\w*)\s*/>$")
-_LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".sh": "bash", ".md": "markdown"}
 
 
 @dataclass(frozen=True)
@@ -126,8 +126,14 @@ def normalise_site_syntax(
     path: str = "",
 ) -> Normalised:
     """``source`` (a page of ``path``) in plain markdown; see the module docstring. Raises nothing."""
+    return _normalise(source, dialect, read_include, path, include_depth=0)
+
+
+def _normalise(
+    source: str, dialect: Dialect, read_include: IncludeReader | None, path: str, include_depth: int
+) -> Normalised:
     lines = normalise(source).split("\n")
-    machine = _Machine(dialect, read_include, path, _references(lines))
+    machine = _Machine(dialect, read_include, path, _references(lines), include_depth)
     start = _front_matter_end(lines)
     for number in range(1, start):
         machine.emit(lines[number - 1], number, raw=True)
@@ -164,7 +170,12 @@ def _label(kind: str, title: str | None) -> str:
 
 class _Machine:
     def __init__(
-        self, dialect: Dialect, reader: IncludeReader | None, path: str, refs: frozenset[str]
+        self,
+        dialect: Dialect,
+        reader: IncludeReader | None,
+        path: str,
+        refs: frozenset[str],
+        include_depth: int,
     ) -> None:
         self.dialect = dialect
         self.reader = reader
@@ -180,7 +191,7 @@ class _Machine:
         self.pending: list[int] = []  # blank source lines not yet known to be inside the open boxes
         self.skip: Callable[[str], bool] | None = None  # option lines after an opener
         self.statement_depth = 0  # an MDX import/export statement still open (bracket balance)
-        self.include_depth = 0
+        self.include_depth = include_depth  # how deep inside included files this page is
         self.dropping: _Box | None = None  # a directive whose whole content goes (``{toctree}``)
         self.partials: dict[str, str] = {}  # MDX component name -> the markdown file it imports
 
@@ -357,7 +368,7 @@ class _Machine:
         if _JSX_OPEN.match(content):
             used = _PARTIAL_USE.match(content)
             if used is not None and used.group(1) in self.partials:
-                self.include_file(self.partials[used.group(1)], number, code=False, indent="")
+                self.include_file(Include(self.partials[used.group(1)]), number)
                 return True
             tab = _TAB_ITEM.search(content)
             rest = rewrite_text_line(content, self.refs, None, True, lambda rule, message: None).strip()
@@ -392,7 +403,7 @@ class _Machine:
             return
         if kind in ("include", "literalinclude"):
             self.emit("", number)
-            self.include_file(argument.strip(), number, code=kind == "literalinclude", indent="")
+            self.include_file(Include(argument.strip(), code=kind == "literalinclude"), number)
             self.open(_Box("", closer=closer), None, None, dropped=True)
             return
         if kind in _DROPPED_DIRECTIVES or kind.startswith("auto"):
@@ -443,83 +454,38 @@ class _Machine:
 
     # -- includes -----------------------------------------------------------------------------
     def include(self, content: str, number: int, in_code: bool) -> bool:
-        snippet = _SNIPPET.match(content)
-        if snippet is not None:
-            target = next(g for g in snippet.groups()[1:] if g)
-            self.include_file(target, number, code=False, indent=snippet.group(1), verbatim=in_code)
-            return True
-        source = _SOURCE_INCLUDE.match(content) if not in_code else None
-        if source is not None:
-            options = source.group(4)
-            self.include_file(
-                source.group(3),
-                number,
-                code=source.group(2) == "*",
-                indent=source.group(1),
-                lines=_LINE_RANGE.search(options),
-            )
-            return True
-        return False
+        found = parse_include(content, in_code)
+        if found is not None:
+            self.include_file(found, number)
+        return found is not None
 
-    def include_file(
-        self,
-        target: str,
-        number: int,
-        code: bool,
-        indent: str,
-        verbatim: bool = False,
-        lines: re.Match[str] | None = None,
-    ) -> None:
-        """The file ``target`` at this point: as a code block (``code``), as raw lines (inside code:
-        ``verbatim``) or normalised as markdown; a blank line and a finding when it cannot be read."""
-        target, _, section = (
-            target.partition(":") if not target.startswith(("http:", "https:")) else (target, "", "")
-        )
-        text, problem = (
-            (None, "the include reader is off") if self.reader is None else self.reader(target, self.path)
-        )
-        if self.include_depth >= MAX_INCLUDE_DEPTH:
-            text, problem = None, f"includes nested over {MAX_INCLUDE_DEPTH} deep"
+    def include_file(self, include: Include, number: int) -> None:
+        """The file at this point: as a code block, as raw lines (inside code) or normalised as
+        markdown; a blank line and a finding when it cannot be read."""
+        path = include.path
+        text: str | None = None
+        if self.reader is None:
+            problem: str | None = "the include reader is off"
+        elif self.include_depth >= MAX_INCLUDE_DEPTH:
+            problem = f"includes nested over {MAX_INCLUDE_DEPTH} deep (a file that includes itself?)"
+        else:
+            text, problem = self.reader(path, self.path)
         if text is None:
             rule = "include-outside" if problem and "outside" in problem else "include-missing"
-            self.note(number, rule, f"include {target!r}: {problem}; not indexed")
+            self.note(number, rule, f"include {path!r}: {problem}; not indexed")
             self.emit("", number)
             return
-        body = text.split("\n")
-        if lines is not None:
-            body = _line_range(body, lines.group(1))
-        elif section and section.replace(":", "").isdigit():
-            first, _, last = section.partition(":")
-            body = body[int(first or 1) - 1 : int(last) if last else None]
-        if text.endswith("\n") and body and not body[-1]:
-            body = body[:-1]
-        if code or verbatim:
-            if code:
-                language = _LANGUAGES.get(
-                    PurePosixPath(target).suffix, PurePosixPath(target).suffix.lstrip(".")
-                )
-                self.emit(f"{indent}```{language}", number)
+        body = included_lines(text, include)
+        indent = include.indent
+        if include.code or include.verbatim:
+            if include.code:
+                self.emit(f"{indent}```{code_language(path)}", number)
             for line in body:
                 self.emit(f"{indent}{line}" if line else "", number)
-            if code:
+            if include.code:
                 self.emit(f"{indent}```", number)
             return
-        inner = normalise_site_syntax("\n".join(body), self.dialect, self._nested_reader(), target)
+        inner = _normalise("\n".join(body), self.dialect, self.reader, path, self.include_depth + 1)
         for line in inner.text.split("\n"):
             self.emit(f"{indent}{line}" if line else "", number)
-        self.notes.extend(SyntaxNote(number, n.rule, f"{target}: {n.message}") for n in inner.notes)
-
-    def _nested_reader(self) -> IncludeReader | None:
-        reader = self.reader
-        if reader is None or self.include_depth + 1 >= MAX_INCLUDE_DEPTH:
-            return None
-        return reader
-
-
-def _line_range(lines: list[str], spec: str) -> list[str]:
-    picked: list[str] = []
-    for part in spec.split(","):
-        first, _, last = part.strip().partition(":")
-        if first.isdigit():
-            picked.extend(lines[int(first) - 1 : int(last) if last.isdigit() else int(first)])
-    return picked
+        self.notes.extend(SyntaxNote(number, n.rule, f"{path}: {n.message}") for n in inner.notes)

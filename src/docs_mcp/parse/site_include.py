@@ -1,0 +1,98 @@
+"""Includes in a site generator's pages: which lines include a file, and which of its lines they take.
+
+``--8<-- "file"`` (pymdownx snippets, also inside code blocks), ``{* file *}`` and ``{! file !}``
+(mdx_include / FastAPI's docs), with ``file:3:10`` sections and ``ln[3:10,12]`` ranges. MyST's
+``{include}`` / ``{literalinclude}`` directives and MDX partials are recognised by the walk in
+``site_syntax.py``, which expands every include.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+__all__ = [
+    "MAX_INCLUDE_DEPTH",
+    "Include",
+    "IncludeReader",
+    "code_language",
+    "included_lines",
+    "parse_include",
+]
+
+# (text, None) when read; (None, why) when not: missing, outside the repository folder, ...
+IncludeReader = Callable[[str, str], tuple[str | None, str | None]]
+# Includes inside included files, this deep at most: a page that includes itself (or a cycle) stops here.
+MAX_INCLUDE_DEPTH = 4
+
+_SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
+_SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")
+_LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
+_LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".sh": "bash", ".md": "markdown"}
+
+
+@dataclass(frozen=True)
+class Include:
+    """One include: the file and how its text goes in."""
+
+    target: str  # the file as written, with any ``:start:end`` section
+    indent: str = ""  # the include line's indentation, given to every included line
+    code: bool = False  # shown as a code block (``{* file *}``, ``{literalinclude}``)
+    verbatim: bool = False  # inside a code block: the raw lines
+    line_ranges: str | None = None  # ``ln[...]``'s ranges
+
+    @property
+    def path(self) -> str:
+        """The file without its ``:start:end`` section (a URL stays whole)."""
+        if self.target.startswith(("http:", "https:")):
+            return self.target
+        return self.target.partition(":")[0]
+
+
+def parse_include(content: str, in_code: bool) -> Include | None:
+    """The include ``content`` (one line, inside a code block if ``in_code``) is, or None."""
+    snippet = _SNIPPET.match(content)
+    if snippet is not None:
+        target = next(group for group in snippet.groups()[1:] if group)
+        return Include(target, indent=snippet.group(1), verbatim=in_code)
+    source = _SOURCE_INCLUDE.match(content) if not in_code else None
+    if source is None:
+        return None
+    ranges = _LINE_RANGE.search(source.group(4))
+    return Include(
+        source.group(3),
+        indent=source.group(1),
+        code=source.group(2) == "*",
+        line_ranges=ranges.group(1) if ranges is not None else None,
+    )
+
+
+def included_lines(text: str, include: Include) -> list[str]:
+    """The lines of ``text`` (the included file) that ``include`` takes."""
+    lines = text.split("\n")
+    section = "" if include.target == include.path else include.target.partition(":")[2]
+    if include.line_ranges is not None:
+        lines = _pick_ranges(lines, include.line_ranges)
+    elif section and section.replace(":", "").isdigit():
+        first, _, last = section.partition(":")
+        lines = lines[int(first or 1) - 1 : int(last) if last else None]
+    if text.endswith("\n") and lines and not lines[-1]:
+        lines = lines[:-1]
+    return lines
+
+
+def code_language(path: str) -> str:
+    """The code fence's language for an included source file, from its suffix."""
+    suffix = PurePosixPath(path).suffix
+    return _LANGUAGES.get(suffix, suffix.lstrip("."))
+
+
+def _pick_ranges(lines: list[str], spec: str) -> list[str]:
+    picked: list[str] = []
+    for part in spec.split(","):
+        first, _, last = part.strip().partition(":")
+        if first.isdigit():
+            picked.extend(lines[int(first) - 1 : int(last) if last.isdigit() else int(first)])
+    return picked
