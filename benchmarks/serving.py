@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -70,10 +71,20 @@ def peak_rss(command: Sequence[str], timeout: float = 1500) -> tuple[float, floa
     return seconds, int(done.stdout.split()[-1]) / 1024  # KiB on Linux
 
 
+class Running(NamedTuple):
+    """A ``docs-mcp serve`` over HTTP: the process, the URL of /mcp, and the seconds from spawn to
+    listening (``initialize`` and ``tools/list`` answered from the manifest) and to its index open."""
+
+    process: subprocess.Popen[str]
+    url: str
+    listening_s: float
+    ready_s: float
+
+
 @contextmanager
-def http_process(command: list[str]) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
-    """Run ``command`` (a ``docs-mcp serve`` over HTTP on port 0, on 127.0.0.1) until the block ends:
-    (process, URL of /mcp, seconds from spawn to listening)."""
+def http_process(command: list[str]) -> Iterator[Running]:
+    """Run ``command`` (a ``docs-mcp serve`` over HTTP on port 0, on 127.0.0.1) until the block ends,
+    yielding once its index is open (the "serving ... ready in" line, docs_mcp.server.launch)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command,
@@ -84,19 +95,20 @@ def http_process(command: list[str]) -> Iterator[tuple[subprocess.Popen[str], st
         env=env(),
     )
     assert process.stderr is not None
-    url = ""
+    url, listening, ready = "", 0.0, 0.0
     for line in process.stderr:  # bounded by the calling test's timeout
         found = re.search(r"at (http://\S+/mcp)", line)
-        if found:
-            url = found.group(1)
+        if found and not url:
+            url, listening = found.group(1), time.perf_counter() - started
+        if found and re.search(r"ready in .* at http://", line):
+            ready = time.perf_counter() - started
             print(f"\n{line.strip()}")  # the server's own open + warm-up time
             break
-    ready = time.perf_counter() - started
     drain = threading.Thread(target=process.stderr.read, daemon=True)  # keep the pipe drained
     drain.start()
     try:
-        assert url, "server did not start"
-        yield process, url, ready
+        assert url and ready, "server did not start"
+        yield Running(process, url, listening, ready)
     finally:
         process.terminate()
         process.wait(30)
@@ -107,9 +119,5 @@ def http_process(command: list[str]) -> Iterator[tuple[subprocess.Popen[str], st
 @contextmanager
 def http_server(index: Path, *extra: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     """``docs-mcp serve --transport http --port 0 [extra...]`` on 127.0.0.1: (process, URL of /mcp)."""
-    with http_process(serve_command(index, "--transport", "http", "--port", "0", *extra)) as (
-        process,
-        url,
-        _,
-    ):
-        yield process, url
+    with http_process(serve_command(index, "--transport", "http", "--port", "0", *extra)) as running:
+        yield running.process, running.url

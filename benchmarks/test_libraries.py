@@ -33,10 +33,10 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 @contextmanager
 def _hub(folders: list[Path]) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
-    """``serve`` with one ``--index libN=FOLDER`` each: (process, /mcp URL, seconds to listening)."""
+    """``serve`` with one ``--index libN=FOLDER`` each: (process, /mcp URL, seconds to every index open)."""
     named = [part for n, folder in enumerate(folders) for part in ("--index", f"lib{n}={folder}")]
     with http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0")) as running:
-        yield running
+        yield running.process, running.url, running.ready_s
 
 
 def _ask(client: httpx.Client, url: str, arguments: dict[str, object]) -> float:

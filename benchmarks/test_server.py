@@ -92,7 +92,7 @@ import signal, sys
 from pathlib import Path
 import anyio
 from mcp.server.stdio import stdio_server
-from docs_mcp.server.app import open_server
+from docs_mcp.server.opening import open_server
 from docs_mcp.server.signals import cancel_on_signals
 ready = open_server(Path(sys.argv[1]))
 async def main():

@@ -14,6 +14,10 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CURSOR_KEY = b"server-tests-key"
 _URL = re.compile(r"at (http://\S+/mcp)")
+# What the server says over HTTP: at once "opening ...; listening at URL", then, once its index is
+# open, "serving ... ready in Ns at URL" (docs_mcp.server.launch).
+LISTENING = r"listening at http://"
+READY = r"ready in .* at http://"
 
 
 def serve_command(index: Path | str, *extra: str) -> list[str]:
@@ -50,20 +54,27 @@ def pump_lines(stream: Any, lines: list[str], ready: threading.Event, pattern: s
     ready.set()
 
 
-def start_http_server(index: Path | str, *extra: str, deadline: float = 30.0) -> HttpServer:
-    """Start ``docs-mcp serve --transport http --port 0``; wait (bounded) until it says where it listens."""
+def start_http_server(
+    index: Path | str,
+    *extra: str,
+    deadline: float = 30.0,
+    loaded: bool = True,
+    env: dict[str, str] | None = None,
+) -> HttpServer:
+    """Start ``docs-mcp serve --transport http --port 0``; wait (bounded) until it says its index is
+    open and where it listens (``loaded``), or only where it listens (not ``loaded``)."""
     process = subprocess.Popen(
         serve_command(index, "--transport", "http", "--port", "0", *extra),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        env=server_env(),
+        env=server_env(**(env or {})),
     )
     lines: list[str] = []
     ready = threading.Event()
     reader = threading.Thread(
-        target=pump_lines, args=(process.stderr, lines, ready, r"at http://"), daemon=True
+        target=pump_lines, args=(process.stderr, lines, ready, READY if loaded else LISTENING), daemon=True
     )
     reader.start()
     found = ready.wait(deadline) and [m.group(1) for m in map(_URL.search, lines) if m]

@@ -22,8 +22,9 @@ from server_support import CURSOR_KEY, serve_command, server_env
 
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import front_of, open_deferred, served_index
+from docs_mcp.server.app import front_of, served_index
 from docs_mcp.server.deferred import LOAD_GATE_ENV
+from docs_mcp.server.opening import open_deferred
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(60)
@@ -132,8 +133,10 @@ def test_an_index_without_recorded_examples_is_listed_without_them(
     data = json.loads(manifest_file.read_text())
     del data["examples"]  # as an index built before they were recorded
     manifest_file.write_text(json.dumps(data))
+    from docs_mcp.server.listing import manifest_front
+
     opened = open_deferred(older, key=CURSOR_KEY)
-    schema = opened.index.front.tools["search_docs"].input_schema
+    schema = manifest_front(opened.manifest).tools["search_docs"].input_schema
     assert "e.g." not in schema["properties"]["query"]["description"]
     live = opened.index.wait()
     assert live.current.tools.search_schema == schema  # the same once open: nothing changes
@@ -182,9 +185,7 @@ def test_a_load_slower_than_the_timeout_is_a_clear_error(example_index: Path, ga
     from docs_mcp.server.deferred import DeferredIndex
 
     opened = open_deferred(example_index, key=CURSOR_KEY)
-    hurried: DeferredIndex[Any] = DeferredIndex(
-        opened.index.front, opened.index.wait, where="x", timeout=0.05
-    )
+    hurried: DeferredIndex[Any] = DeferredIndex(opened.manifest, opened.index.wait, where="x", timeout=0.05)
     hurried.start()
     with pytest.raises(IndexUnavailable, match="still loading"):
         hurried.wait()

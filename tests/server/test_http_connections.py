@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 from rpc_support import search_call
-from server_support import HttpServer, pump_lines, serve_command, server_env, stop
+from server_support import READY, HttpServer, pump_lines, serve_command, server_env, stop
 
 pytestmark = pytest.mark.timeout(120)
 DESCRIPTORS = 256
@@ -43,9 +43,7 @@ def _start_with_few_descriptors(index: Path) -> HttpServer:
     )
     lines: list[str] = []
     ready = threading.Event()
-    reader = threading.Thread(
-        target=pump_lines, args=(process.stderr, lines, ready, "at http://"), daemon=True
-    )
+    reader = threading.Thread(target=pump_lines, args=(process.stderr, lines, ready, READY), daemon=True)
     reader.start()
     assert ready.wait(30), "".join(lines)
     url = next(line.split(" at ", 1)[1].strip() for line in lines if " at http://" in line)

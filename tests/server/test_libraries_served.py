@@ -16,7 +16,7 @@ from library_fixtures import acme_index, example_v1, example_v2, sdk_index
 from load_support import Load, call
 from mcp import Client, StdioServerParameters
 from registry_support import Registry
-from server_support import CURSOR_KEY, HttpServer, pump_lines, server_env, stop
+from server_support import CURSOR_KEY, READY, HttpServer, pump_lines, server_env, stop
 
 from docs_mcp.artifact import publish
 from docs_mcp.search.index import DocsIndex
@@ -44,9 +44,7 @@ def _start_http(*arguments: str, **env: str) -> HttpServer:
     )
     lines: list[str] = []
     ready = threading.Event()
-    reader = threading.Thread(
-        target=pump_lines, args=(process.stderr, lines, ready, r"at http://"), daemon=True
-    )
+    reader = threading.Thread(target=pump_lines, args=(process.stderr, lines, ready, READY), daemon=True)
     reader.start()
     urls = (
         [line.rsplit(" at ", 1)[-1].strip() for line in lines if " at http://" in line]

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from docs_mcp.server.app import ReadyServer as ReadyServer
     from docs_mcp.server.app import create_server as create_server
-    from docs_mcp.server.app import open_server as open_server
     from docs_mcp.server.auth import AuthOptions as AuthOptions
+    from docs_mcp.server.opening import ReadyServer as ReadyServer
+    from docs_mcp.server.opening import open_server as open_server
     from docs_mcp.server.options import DEFAULT_HOST as DEFAULT_HOST
     from docs_mcp.server.options import DEFAULT_PORT as DEFAULT_PORT
     from docs_mcp.server.options import OCI_SCHEME as OCI_SCHEME

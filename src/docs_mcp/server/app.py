@@ -9,7 +9,6 @@ can read and correct; only protocol faults (an unknown tool) become JSON-RPC err
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,36 +27,25 @@ from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import CursorCodec, cursor_key
 from docs_mcp.server.deferred import DeferredIndex, Front
 from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
-from docs_mcp.server.listing import (
-    feedback_tool,
-    instructions_of,
-    listed_tools,
-    manifest_front,
-    manifest_schemas,
-)
+from docs_mcp.server.listing import feedback_tool, instructions_of, listed_tools, manifest_front
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.prompts import DocsPrompts
 from docs_mcp.server.protocol import NameInvalidParams
 from docs_mcp.server.resources import DocsResources
 from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, ToolSchemas
 from docs_mcp.server.tools import Answer, DocsTools
-from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
     from docs_mcp.search.index import DocsIndex  # imports LanceDB: loaded in the background (deferred)
 
 __all__ = [
     "SERVER_NAME",
-    "DeferredServer",
-    "ReadyServer",
     "ServedIndex",
     "build_tools",
     "create_server",
     "error_result",
     "feedback_entry",
-    "open_deferred",
-    "open_server",
-    "open_warm",
+    "front_of",
     "prompt_handlers",
     "served_index",
     "tool_result",
@@ -172,10 +160,13 @@ def create_server(
     loading: ``initialize`` and ``tools/list`` are answered from its manifest at once, calls wait for
     the load. ``key`` signs the pagination cursors of a single index; by default it comes from
     ``DOCS_MCP_CURSOR_SECRET`` or is generated (see :func:`docs_mcp.server.cursor.cursor_key`);
-    ``max_tokens`` is the default answer budget. A ``LiveIndex`` brings its own of both.
+    ``max_tokens`` is the default answer budget. A ``LiveIndex`` brings its own of both (a
+    ``DeferredIndex`` its own key: ``max_tokens`` and ``feedback_log`` must be the ones it opens with).
+    The openers of a folder are in :mod:`docs_mcp.server.opening`.
     """
     if isinstance(index, DeferredIndex):
         source = index
+        front = manifest_front(index.manifest, max_tokens, feedback=feedback_log is not None)
     else:
         live = (
             index
@@ -184,8 +175,8 @@ def create_server(
                 served_index(index, key if key is not None else cursor_key(), max_tokens, feedback_log)
             )
         )
-        source = DeferredIndex.opened(front_of(live.current), live)
-    front = source.front
+        source = DeferredIndex.opened(live.current.index.manifest, live)
+        front = front_of(live.current)
 
     # Index work runs in threads, at most MAX_CONCURRENT_INDEX_CALLS at once (each holds LanceDB's
     # files and its own native working memory; two cores run no more than a few), the rest waiting
@@ -228,8 +219,8 @@ def create_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=input_schema,
-        **_resource_handlers(source, index_calls),
-        **prompt_handlers(lambda: _prompts(source), source.front.prompts.enabled),
+        **_resource_handlers(source, front, index_calls),
+        **prompt_handlers(lambda: _prompts(source, front), front.prompts.enabled),
     )
     server.middleware.append(NameInvalidParams())  # -32602 answers name the field at fault
     return server
@@ -261,20 +252,20 @@ async def _loaded(source: DeferredIndex[ServedIndex]) -> LiveIndex[ServedIndex]:
     return loaded if loaded is not None else await anyio.to_thread.run_sync(source.wait)
 
 
-def _prompts(source: DeferredIndex[ServedIndex]) -> DocsPrompts:
+def _prompts(source: DeferredIndex[ServedIndex], front: Front) -> DocsPrompts:
     """The prompts of the index a request acquires; the manifest's while it loads."""
     loaded = source.loaded
-    return source.front.prompts if loaded is None else loaded.acquire().prompts
+    return front.prompts if loaded is None else loaded.acquire().prompts
 
 
 def _resource_handlers(
-    source: DeferredIndex[ServedIndex], index_calls: anyio.CapacityLimiter
+    source: DeferredIndex[ServedIndex], front: Front, index_calls: anyio.CapacityLimiter
 ) -> dict[str, Any]:
     """The resource handlers, when the served index marks any facet value ``mcp_resource``; none
     otherwise, so the server does not offer resources. Decided when the server is made: an index
     swapped in later that marks values the first one did not is served without resources until a
     restart (and one that marks none lists none)."""
-    if not source.front.resources:
+    if not front.resources:
         return {}
 
     async def list_resources(
@@ -315,122 +306,3 @@ async def _call_tool(
         return served.entries[params.name].run(params.arguments)
 
     return await tool_result(params, lambda: live.call(run), index_calls)
-
-
-@dataclass(frozen=True)
-class ReadyServer:
-    """An opened, warmed index and its MCP server; ``startup_seconds`` is open + warm-up time.
-    ``live`` holds the index being served (``index`` is the first one)."""
-
-    index: DocsIndex
-    server: Server[Any]
-    startup_seconds: float
-    live: LiveIndex[ServedIndex]
-
-
-def open_warm(index_path: Path) -> DocsIndex:
-    """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
-    loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
-    from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
-    from docs_mcp.search.types import SearchRequest
-
-    index = DocsIndex.open(index_path)
-    index.search(SearchRequest(query="getting started", limit=1))
-    return index
-
-
-def open_server(
-    index_path: Path,
-    *,
-    key: bytes | None = None,
-    watch: bool = False,
-    on_swap: Callable[[ServedIndex, Path], None] | None = None,
-    max_tokens: int = MAX_TOKENS_DEFAULT,
-    feedback_log: Path | None = None,
-) -> ReadyServer:
-    """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
-
-    ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
-    ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget; ``feedback_log``
-    turns on ``docs_feedback``.
-
-    Raises:
-        IndexUnavailable: the index is missing or unreadable.
-        IndexCompatibilityError: the index was built by an incompatible version or provider.
-    """
-    started = time.perf_counter()
-    signing_key = key if key is not None else cursor_key()
-    servers: list[Server[Any]] = []
-    swapped = _on_swap(servers, on_swap)
-    live = LiveIndex.open(
-        Path(index_path),
-        lambda path: served_index(open_warm(path), signing_key, max_tokens, feedback_log),
-        watch=watch,
-        on_swap=swapped,
-    )
-    servers.append(create_server(live))
-    return ReadyServer(live.current.index, servers[0], time.perf_counter() - started, live)
-
-
-def _on_swap(
-    servers: list[Server[Any]], then: Callable[[ServedIndex, Path], None] | None
-) -> Callable[[ServedIndex, Path], None]:
-    """What a swap does: the next ``initialize`` of every server says the new index's instructions,
-    then ``then`` runs."""
-
-    def swapped(served: ServedIndex, path: Path) -> None:
-        for server in servers:
-            server.instructions = served.instructions
-        if then is not None:
-            then(served, path)
-
-    return swapped
-
-
-@dataclass(frozen=True)
-class DeferredServer:
-    """An MCP server answering from the manifest while its index loads (:mod:`.deferred`)."""
-
-    manifest: IndexManifest
-    server: Server[Any]
-    index: DeferredIndex[ServedIndex]
-
-
-def open_deferred(
-    index_path: Path,
-    *,
-    key: bytes | None = None,
-    watch: bool = False,
-    on_swap: Callable[[ServedIndex, Path], None] | None = None,
-    max_tokens: int = MAX_TOKENS_DEFAULT,
-    feedback_log: Path | None = None,
-    on_loaded: Callable[[], None] = lambda: None,
-) -> DeferredServer:
-    """:func:`open_server`, the index opened in a background thread: the server answers
-    ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
-
-    Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
-    ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
-    tool error (:meth:`DeferredIndex.settle` returns it); ``on_loaded`` runs once it is open.
-    """
-    path = Path(index_path)
-    manifest = read_manifest(path)
-    signing_key = key if key is not None else cursor_key()
-    servers: list[Server[Any]] = []
-    swapped = _on_swap(servers, on_swap)
-
-    def open_state(where: Path) -> ServedIndex:
-        index = open_warm(where)
-        # The schemas of what was published: the manifest's examples only (see docs_mcp.server.deferred).
-        schemas = manifest_schemas(index.manifest, max_tokens, index.config.facets)
-        return served_index(index, signing_key, max_tokens, feedback_log, schemas)
-
-    deferred = DeferredIndex(
-        manifest_front(manifest, max_tokens, feedback=feedback_log is not None),
-        lambda: LiveIndex.open(path, open_state, watch=watch, on_swap=swapped),
-        where=path,
-        on_loaded=on_loaded,
-    )
-    servers.append(create_server(deferred))
-    deferred.start()
-    return DeferredServer(manifest, servers[0], deferred)

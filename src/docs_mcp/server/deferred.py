@@ -10,6 +10,11 @@ load that failed is that call's tool error, in one line.
 
 The listing made from the manifest is the one the opened index lists (the same schema functions over
 the same facets and examples: tested), so nothing a client saw changes when the load completes.
+
+One mechanism for every way of serving: a single folder or ``oci://`` index (pulled first: the
+manifest comes with the artifact) over stdio or HTTP, and each library of a server with several
+(each its own :class:`DeferredIndex`, so a call waits for the library it reads only). Over HTTP,
+``/healthz`` says ``loading`` (503) until the index is open (:mod:`docs_mcp.server.health`).
 """
 
 from __future__ import annotations
@@ -21,19 +26,21 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, Literal, TypeVar
 
 import mcp_types as types
 
 from docs_mcp.errors import DocsMcpError, IndexUnavailable
 from docs_mcp.server.live import LiveIndex
 from docs_mcp.server.prompts import DocsPrompts
+from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "Front"]
+__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "Front", "LoadStatus"]
 
 logger = logging.getLogger(__name__)
 
 State = TypeVar("State")
+LoadStatus = Literal["loading", "ok", "failed"]
 # A tool call waits this long for the index to load before it is answered with an error.
 LOAD_TIMEOUT = 120.0
 # Test hook: the load waits until this file exists, so a test can prove what is answered before it.
@@ -53,7 +60,8 @@ class Front:
 
 
 class DeferredIndex(Generic[State]):
-    """A :class:`LiveIndex` being opened by ``open_live`` in a background thread (see the module).
+    """A :class:`LiveIndex` being opened by ``open_live`` in a background thread (see the module);
+    ``manifest`` is the index's, read before.
 
     ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure(message)``
     when the load fails.
@@ -61,7 +69,7 @@ class DeferredIndex(Generic[State]):
 
     def __init__(
         self,
-        front: Front,
+        manifest: IndexManifest,
         open_live: Callable[[], LiveIndex[State]],
         *,
         where: Path | str,
@@ -69,7 +77,7 @@ class DeferredIndex(Generic[State]):
         on_loaded: Callable[[], None] = lambda: None,
         on_failure: Callable[[str], None] = lambda _message: None,
     ) -> None:
-        self.front = front
+        self.manifest = manifest
         self._on_loaded = on_loaded
         self._open_live = open_live
         self._where = str(where)
@@ -82,9 +90,9 @@ class DeferredIndex(Generic[State]):
         self._thread = threading.Thread(target=self._load, name="docs-mcp-index-load", daemon=True)
 
     @classmethod
-    def opened(cls, front: Front, live: LiveIndex[State]) -> DeferredIndex[State]:
-        """An index that is already open (in-process servers, the HTTP server)."""
-        deferred = cls(front, lambda: live, where="")
+    def opened(cls, manifest: IndexManifest, live: LiveIndex[State]) -> DeferredIndex[State]:
+        """An index that is already open (in-process servers)."""
+        deferred = cls(manifest, lambda: live, where="")
         deferred._live = live
         deferred.load_seconds = 0.0
         deferred._done.set()
@@ -126,6 +134,18 @@ class DeferredIndex(Generic[State]):
         (or is still loading after the timeout)."""
         self._done.wait(self._timeout)
         return self._error
+
+    @property
+    def status(self) -> LoadStatus:
+        """``loading`` until the load has ended, then ``ok`` or ``failed``."""
+        if not self._done.is_set():
+            return "loading"
+        return "ok" if self._error is None else "failed"
+
+    @property
+    def error(self) -> DocsMcpError | None:
+        """Why the load failed (None while loading and once open)."""
+        return self._error if self._done.is_set() else None
 
     @property
     def loaded(self) -> LiveIndex[State] | None:

@@ -55,14 +55,16 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
 
 
 def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
-    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health`` and,
+    """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health()`` and,
     unless ``options.page`` is off, the search page (:mod:`docs_mcp.server.page`);
     ``/mcp`` behind :class:`~docs_mcp.server.http_guard.McpGuard` (exact Host/Origin matching,
     405 for GET and DELETE, JSON-RPC errors for malformed messages)."""
 
     async def healthz(request: Request) -> JSONResponse:
-        # Read per request: a swapped index (or artifact digest) shows at once.
-        return JSONResponse({"status": "ok", "version": __version__, **options.health})
+        # Read per request: a swapped index (or artifact digest) shows at once. 503 unless "ok": no
+        # probe or load balancer sends requests to a replica whose index is still loading (or failed).
+        body = {"status": "ok", "version": __version__, **options.health()}
+        return JSONResponse(body, status_code=200 if body["status"] == "ok" else 503)
 
     security = security_settings(options)
     app = server.streamable_http_app(

@@ -4,6 +4,11 @@ Each served index is its own :class:`~docs_mcp.server.live.LiveIndex` (a folder 
 or an ``oci://`` tag followed on its own), so one index swapping, or failing to refresh, never touches
 the others. :meth:`Hub.view` is what one request works with: every index's current state, and the
 schemas, listing and instructions made from them, rebuilt only when some index's identity moved.
+
+Each library opens in the background (a :class:`~docs_mcp.server.deferred.DeferredIndex`): until it
+is open, a view holds its manifest only, which is all the listing and instructions read
+(:mod:`.hub_schema`); a request that reads the library's index (:attr:`Served.state`) waits for
+that library's load, and no other.
 """
 
 from __future__ import annotations
@@ -17,8 +22,11 @@ from typing import Any
 from docs_mcp.errors import ConfigError, QueryError
 from docs_mcp.server.app import ServedIndex
 from docs_mcp.server.cursor import CursorCodec
+from docs_mcp.server.deferred import DeferredIndex
 from docs_mcp.server.library import latest_version, version_key
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.tool_schema import searchable_facets
+from docs_mcp.store.index_manifest import IndexManifest
 
 __all__ = ["Hub", "HubView", "Library", "LibraryNotServed"]
 
@@ -29,7 +37,8 @@ class LibraryNotServed(QueryError):
 
 @dataclass
 class Library:
-    """One served index: library ``name``, its ``version`` (None: unversioned), the index it holds now.
+    """One served index: library ``name``, its ``version`` (None: unversioned), the index it holds now
+    (``index``: opening in the background, its manifest read at start).
 
     ``source`` is what was given (a folder or ``oci://`` reference); ``digest`` the artifact digest
     being served (None for a folder); ``refresh_interval`` how often its tag is polled (None: never);
@@ -38,7 +47,7 @@ class Library:
 
     name: str
     version: str | None
-    live: LiveIndex[ServedIndex]
+    index: DeferredIndex[ServedIndex]
     source: str
     digest: str | None = None
     refresh_interval: float | None = None
@@ -47,26 +56,50 @@ class Library:
     def label(self) -> str:
         return f"{self.name}@{self.version}" if self.version else self.name
 
+    @property
+    def live(self) -> LiveIndex[ServedIndex]:
+        """The opened index, waiting for its load (raises the load's error)."""
+        return self.index.wait()
+
+    @property
+    def manifest(self) -> IndexManifest:
+        """The manifest of the index served now (the one read at start while it loads)."""
+        loaded = self.index.loaded
+        return loaded.current.index.manifest if loaded is not None else self.index.manifest
+
     def health(self) -> dict[str, Any]:
-        served = self.live.current
-        return {
+        manifest = self.manifest
+        row = {
             "library": self.name,
             "version": self.version,
+            "status": self.index.status,
             "source": self.source,
             "digest": self.digest,
             "refresh_interval": self.refresh_interval,
-            "index": served.index.identity,
-            "index_version": served.index.manifest.docs_mcp_version,
-            "chunks": served.index.manifest.chunk_count,
+            "index": manifest.identity,
+            "index_version": manifest.docs_mcp_version,
+            "chunks": manifest.chunk_count,
         }
+        if self.index.error is not None:
+            row["error"] = str(self.index.error)
+        return row
 
 
 @dataclass(frozen=True)
 class Served:
-    """One library version as a request sees it: the library and the state it acquired."""
+    """One library version as a request sees it: the library, the state it acquired (None while the
+    library loads), and that state's manifest and searchable facets."""
 
     library: Library
-    state: ServedIndex
+    loaded: ServedIndex | None
+    manifest: IndexManifest
+    facets: dict[str, list[str]]
+
+    @classmethod
+    def of(cls, library: Library, loaded: ServedIndex | None) -> Served:
+        manifest = loaded.index.manifest if loaded is not None else library.index.manifest
+        facets = loaded.tools.facets if loaded is not None else searchable_facets(manifest.facets)
+        return cls(library, loaded, manifest, facets)
 
     @property
     def name(self) -> str:
@@ -77,8 +110,14 @@ class Served:
         return self.library.version
 
     @property
-    def facets(self) -> dict[str, list[str]]:
-        return self.state.tools.facets
+    def identity(self) -> str:
+        return self.manifest.identity
+
+    @property
+    def state(self) -> ServedIndex:
+        """The library's opened state: the one acquired, or (while it loaded) the one its load opens,
+        waited for. Raises the load's error."""
+        return self.loaded if self.loaded is not None else self.library.live.acquire()
 
 
 @dataclass(frozen=True)
@@ -132,16 +171,14 @@ class HubView:
         """Cursors of one library version (bound to its index), or of a cross-library search (bound
         to every default index: any of them swapping makes such a cursor stale)."""
         if served is not None:
-            return CursorCodec(
-                self.key, f"{served.name}@{served.version or ''}={served.state.index.identity}"
-            )
-        parts = sorted(f"{s.name}@{s.version or ''}={s.state.index.identity}" for s in self.defaults())
+            return CursorCodec(self.key, f"{served.name}@{served.version or ''}={served.identity}")
+        parts = sorted(f"{s.name}@{s.version or ''}={s.identity}" for s in self.defaults())
         return CursorCodec(self.key, "|".join(parts))
 
     @property
     def signature(self) -> str:
         """Changes whenever any served index was swapped."""
-        parts = sorted(f"{n}@{v or ''}={s.state.index.identity}" for (n, v), s in self.served.items())
+        parts = sorted(f"{n}@{v or ''}={s.identity}" for (n, v), s in self.served.items())
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
@@ -181,14 +218,15 @@ class Hub:
         self._view_states: tuple[int, ...] = ()
 
     def view(self) -> HubView:
-        """Every library's state for one request (reopening a rebuilt folder first)."""
-        states = [library.live.acquire() for library in self.libraries]
+        """Every library's state for one request (reopening a rebuilt folder first); never waits for
+        a library still loading (its manifest stands in for it)."""
+        states = [_acquired(library) for library in self.libraries]
         ids = tuple(id(state) for state in states)
         view = self._view
         if view is not None and ids == self._view_states:
             return view
         served = {
-            (lib.name, lib.version): Served(lib, state)
+            (lib.name, lib.version): Served.of(lib, state)
             for lib, state in zip(self.libraries, states, strict=True)
         }
         view = HubView(served, dict(self.latest), self._key)
@@ -199,3 +237,9 @@ class Hub:
     def health(self) -> list[dict[str, Any]]:
         """Every served index for ``/healthz``: library, version, source, digest, index identity."""
         return [library.health() for library in self.libraries]
+
+
+def _acquired(library: Library) -> ServedIndex | None:
+    """The library's state a request should use, or None while it loads (or after its load failed)."""
+    loaded = library.index.loaded
+    return loaded.acquire() if loaded is not None else None

@@ -73,7 +73,7 @@ def hub_state(
     }
     listed = [search, get]
     if feedback_log is not None:
-        served = " ".join(f"{s.name}@{s.version or ''}={s.state.index.identity}" for s in view.everything())
+        served = " ".join(f"{s.name}@{s.version or ''}={s.identity}" for s in view.everything())
         log = FeedbackLog(feedback_log, served)
         runs[FEEDBACK_TOOL] = log.report
         listed.append(feedback_entry(log).tool)
@@ -82,7 +82,7 @@ def hub_state(
         {
             hub_prompt_name(served.name, template.name): template
             for served in view.defaults()
-            for template in served.state.index.manifest.prompts
+            for template in served.manifest.prompts
         }
     )
     return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view), prompts)

@@ -26,6 +26,10 @@ def library_resource_uri(served: Served, chunk_id: str) -> str:
     return f"{SCHEME}{served.name}/{quote(chunk_id, safe='/')}"
 
 
+def _marks_resources(served: Served) -> bool:
+    return any(entry.resources for entry in served.manifest.taxonomy.values())
+
+
 def _invalid(message: str) -> MCPError:
     return MCPError(code=types.INVALID_PARAMS, message=message)
 
@@ -35,13 +39,14 @@ class HubResources:
 
     def __init__(self, view: HubView) -> None:
         self._view = view
-        self.enabled = any(s.state.resources.enabled for s in view.defaults())
+        # As DocsResources decides it, from the manifest: known before the library is open.
+        self.enabled = any(_marks_resources(s) for s in view.defaults())
 
     def _listed(self) -> list[tuple[Served, str]]:
         return [
             (served, chunk_id)
             for served in self._view.defaults()
-            if served.state.resources.enabled
+            if _marks_resources(served)
             for chunk_id in served.state.index.resource_ids()
         ]
 

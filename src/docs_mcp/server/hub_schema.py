@@ -4,6 +4,9 @@ The facets of every served index are offered together: each facet's enum is the 
 and its description says which library holds which values. ``library`` is an enum of the served
 names, each described (in the tool description and the argument's) by its index's description and
 size; ``version`` exists only when some library is served in several versions.
+
+Everything here is read from the libraries' manifests, so the listing is the same before and after
+they are open (:mod:`docs_mcp.server.hub`).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from docs_mcp.search.facets import SPEC_FACETS
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.hub import HubView, Served
@@ -30,7 +34,7 @@ _DEFAULT_DESCRIPTION = "documentation"
 
 
 def _about(served: Served) -> str:
-    manifest = served.state.index.manifest
+    manifest = served.manifest
     text = (manifest.description or "").strip().rstrip(".") or _DEFAULT_DESCRIPTION
     return f"{text} ({manifest.chunk_count} sections)"
 
@@ -64,7 +68,7 @@ def hub_search_schema(view: HubView, max_tokens: int = MAX_TOKENS_DEFAULT) -> Js
     """``search_docs`` with ``library`` (and ``version``) and the union of every library's facets."""
     holders = facet_holders(view)
     union = {name: sorted({v for values in by.values() for v in values}) for name, by in holders.items()}
-    conventions = view.defaults()[0].state.tools.conventions
+    conventions = SPEC_FACETS  # as every library is opened (DocsIndex.open's default configuration)
     schema = search_input_schema(union, conventions, max_tokens)
     properties: dict[str, JsonSchema] = schema["properties"]
     for name, by in holders.items():
@@ -175,7 +179,7 @@ def hub_instructions(view: HubView) -> str:
     lines = [f"This server answers questions from the documentation of {len(view.names)} libraries:"]
     lines += library_lines(view)
     for served in view.defaults():
-        author = served.state.index.manifest.instructions
+        author = served.manifest.instructions
         if author and author.strip():
             lines += ["", f"About {served.name}: {author.strip()}"]
     lines += [

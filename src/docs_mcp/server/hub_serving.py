@@ -1,4 +1,4 @@
-"""``serve`` with several ``--index NAME=REF``: open every library, follow each on its own, serve them all.
+"""``serve`` with several ``--index NAME=REF``: each library opened and followed on its own, all served.
 
 Each library is opened like a single index: a folder is watched and reopened when rebuilt; an
 ``oci://`` reference is pulled through the cache and, with a refresh interval, its tag is polled by its
@@ -6,27 +6,37 @@ own thread, so one registry failing to answer leaves every other index (and its 
 serving. The cache is shared: each library holds a lease on the indexes it serves
 (:mod:`docs_mcp.artifact.index_lease`, a lock per open file, so libraries of one process hold them
 apart like processes do), and a refresh removes only unpacked indexes nobody holds.
+
+At start every manifest is read (after its pull, for ``oci://``) and checked; the libraries then open
+in the background (:mod:`docs_mcp.server.deferred`): the listing and instructions come from the
+manifests, and a call waits only for the libraries it reads.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.app import ServedIndex, open_warm, served_index
+from docs_mcp.server.app import ServedIndex, served_index
 from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.cursor import cursor_key
+from docs_mcp.server.deferred import DeferredIndex
+from docs_mcp.server.health import overall_status
 from docs_mcp.server.hub import Hub, Library
 from docs_mcp.server.hub_app import HubStates, create_hub_server
 from docs_mcp.server.library import LibrarySpec, RefreshIntervals, check_facet_names
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.opening import open_warm
 from docs_mcp.server.options import OCI_SCHEME, HttpOptions, RegistryOptions, Transport
 from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
+from docs_mcp.server.tool_schema import searchable_facets
+from docs_mcp.store.index_manifest import read_manifest
 
 __all__ = ["ReadyHub", "open_hub", "serve_hub"]
 
@@ -35,13 +45,14 @@ _OPENING_AT_ONCE = 4
 
 @dataclass
 class ReadyHub:
-    """Every library opened and warmed; ``stop`` ends the refresh threads."""
+    """Every library's manifest read (and, unless opened without waiting, every library open and
+    warmed); ``health()`` is what ``/healthz`` answers; ``stop`` ends the refresh threads."""
 
     hub: Hub
     server: Any
     states: HubStates
     startup_seconds: float
-    health: dict[str, Any]
+    health: Callable[[], dict[str, Any]]
     stop: Callable[[], None]
 
 
@@ -53,12 +64,18 @@ def open_hub(
     announce: Callable[[str], None] = lambda _message: None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
     feedback_log: Path | None = None,
+    wait: bool = True,
+    on_loaded: Callable[[], None] = lambda: None,
+    on_failure: Callable[[str], None] = lambda _message: None,
 ) -> ReadyHub:
-    """Open every library of ``specs`` (named), build the hub and its MCP server (answers within
-    ``max_tokens`` by default; ``docs_feedback`` appending to ``feedback_log`` when given).
+    """Pull what ``specs`` (named) reference, read every manifest, build the hub and its MCP server
+    (answers within ``max_tokens`` by default; ``docs_feedback`` appending to ``feedback_log`` when
+    given) and open the libraries in the background, returning once they are open (``wait``) or at
+    once. ``on_loaded``/``on_failure`` run as each library's load ends (:class:`DeferredIndex`).
 
     Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
-    ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault.
+    ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault; without ``wait``,
+    a library that fails to open later is its calls' error and ``/healthz``'s.
     """
     options = registry or RegistryOptions()
     intervals = RefreshIntervals(options.refresh_interval, options.library_refresh)
@@ -67,38 +84,42 @@ def open_hub(
     intervals.check(specs)
     started = time.perf_counter()
     signing_key = key if key is not None else cursor_key()
-    health: dict[str, Any] = {}
-    libraries: list[Library] = []
-    followers: list[Callable[[], Callable[[], None]]] = []
-    stops: list[Callable[[], None]] = []
+    # Each open imports and reads LanceDB files: a few at once start several libraries sooner.
+    opening = threading.Semaphore(_OPENING_AT_ONCE)
 
     def opener_of(label: str) -> Callable[[Path], ServedIndex]:
         def opener(path: Path) -> ServedIndex:
             served = served_index(open_warm(path), signing_key)
-            check_facet_names(label, served.tools.facets)  # at start, and on each swap (then refused)
+            check_facet_names(label, served.tools.facets)  # on each swap (then refused)
             return served
 
         return opener
 
-    def refresh_health(*_args: Any) -> None:
-        health["indexes"] = [library.health() for library in libraries]
-
-    def open_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
+    def start_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
         assert spec.name is not None
         label = spec.label()
-        opener = opener_of(label)
-        if not spec.reference.startswith(OCI_SCHEME):
-            live = LiveIndex.open(Path(spec.reference), opener, watch=True, on_swap=refresh_health)
-            return _library(spec, live, spec.reference, None), None
-        source = sources[spec]
-        pulled = source.start()
-        live = LiveIndex.open(pulled.path, opener, on_swap=refresh_health)
-        interval = intervals.for_spec(spec)
-        library = _library(spec, live, spec.reference, pulled.digest)
+        pulled = sources[spec].start() if spec in sources else None
+        path = pulled.path if pulled is not None else Path(spec.reference)
+        manifest = read_manifest(path)
+        check_facet_names(label, searchable_facets(manifest.facets))  # at start, before anything opens
+
+        def open_live() -> LiveIndex[ServedIndex]:
+            with opening:
+                return LiveIndex.open(path, opener_of(label), watch=pulled is None)
+
+        index = DeferredIndex(manifest, open_live, where=path, on_loaded=on_loaded, on_failure=on_failure)
+        library = Library(
+            spec.name,
+            spec.version or manifest.version,
+            index,
+            spec.reference,
+            pulled.digest if pulled else None,
+        )
+        interval = intervals.for_spec(spec) if pulled is not None else None
         library.refresh_interval = interval
-        if interval is None:
+        if pulled is None or interval is None:
             return library, None
-        return library, _follower(source, library, pulled, interval, refresh_health, announce)
+        return library, _follower(sources[spec], library, pulled, interval, announce)
 
     # Every reference is checked before anything is pulled: a digest cannot be followed.
     sources = {
@@ -113,28 +134,34 @@ def open_hub(
                 "each tag its own instead, --refresh-interval NAME=SECONDS, and none for this one)"
             )
 
-    # Pulls wait on the network and opens partly in LanceDB: a few at once start several libraries sooner.
+    # Pulls wait on the network: a few at once start several libraries sooner.
     with ThreadPoolExecutor(max_workers=min(_OPENING_AT_ONCE, len(specs))) as pool:
-        opened = list(pool.map(open_one, specs))
-    libraries.extend(library for library, _follow in opened)
-    followers.extend(follow_it for _library, follow_it in opened if follow_it is not None)
+        opened = list(pool.map(start_one, specs))
+    libraries = [library for library, _follow in opened]
     marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
     hub = Hub(libraries, signing_key, marked_latest=marked)
     server, states = create_hub_server(hub, max_tokens=max_tokens, feedback_log=feedback_log)
-    refresh_health()
-    stops.extend(start() for start in followers)
+    for library in libraries:
+        library.index.start()
+    stops = [start() for _library, start in opened if start is not None]
 
     def stop() -> None:
         for stop_one in stops:
             stop_one()
 
+    def health() -> dict[str, Any]:
+        failed = [f"--index {lib.label}: {lib.index.error}" for lib in libraries if lib.index.error]
+        report = {"status": overall_status(lib.index for lib in libraries), "indexes": hub.health()}
+        return {**report, "error": failed[0]} if failed else report
+
+    if wait:
+        try:
+            for library in libraries:
+                library.index.wait()
+        except BaseException:
+            stop()
+            raise
     return ReadyHub(hub, server, states, time.perf_counter() - started, health, stop)
-
-
-def _library(spec: LibrarySpec, live: LiveIndex[ServedIndex], source: str, digest: str | None) -> Library:
-    assert spec.name is not None
-    version = spec.version or live.current.index.manifest.version
-    return Library(spec.name, version, live, source, digest)
 
 
 def _follower(
@@ -142,15 +169,13 @@ def _follower(
     library: Library,
     pulled: PulledIndex,
     interval: float,
-    refresh_health: Callable[..., None],
     announce: Callable[[str], None],
 ) -> Callable[[], Callable[[], None]]:
     def on_swap(new: PulledIndex) -> None:
         library.digest = new.digest
-        refresh_health()
         announce(f"{library.label}: now serving {new.reference}")
 
-    return lambda: follow(source, library.live, pulled, interval, on_swap)
+    return lambda: follow(source, library.index, pulled, interval, on_swap)
 
 
 def serve_hub(
@@ -163,23 +188,30 @@ def serve_hub(
     max_tokens: int = MAX_TOKENS_DEFAULT,
     feedback_log: Path | None = None,
 ) -> None:
-    """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`)."""
-    ready = open_hub(specs, registry, announce=announce, max_tokens=max_tokens, feedback_log=feedback_log)
-    names = ", ".join(
-        f"{lib.label} ({lib.live.current.index.manifest.chunk_count} chunks)" for lib in ready.hub.libraries
+    """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`),
+    answering from the manifests while the libraries open (:mod:`docs_mcp.server.launch`)."""
+    from docs_mcp.server.launch import Launch
+
+    launch = Launch(transport, announce)
+    ready = open_hub(
+        specs,
+        registry,
+        announce=announce,
+        max_tokens=max_tokens,
+        feedback_log=feedback_log,
+        wait=False,
+        on_loaded=launch.on_loaded,
+        on_failure=launch.on_failure,
     )
-    summary = f"{len(ready.hub.libraries)} indexes [{names}] ready in {ready.startup_seconds:.2f}s"
+    libraries = ready.hub.libraries
+    names = ", ".join(f"{lib.label} ({lib.manifest.chunk_count} chunks)" for lib in libraries)
     try:
-        if transport == "stdio":
-            from docs_mcp.server.stdio import serve_stdio
-
-            serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
-            return
-        from docs_mcp.server.http import serve_http
-
-        http_options = replace(http or HttpOptions(), health=ready.health)
-        serve_http(
-            ready.server, http_options, on_listening=lambda url: announce(f"serving {summary} at {url}")
+        launch.serve(
+            ready.server,
+            [library.index for library in libraries],
+            f"{len(libraries)} indexes [{names}]",
+            health=ready.health,
+            http=http,
         )
     finally:
         ready.stop()

@@ -6,7 +6,7 @@ neither imports the other for these types.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -39,7 +39,9 @@ DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anythi
 class HttpOptions:
     """Where and how to listen over HTTP. ``allowed_hosts``/``allowed_origins`` extend the loopback
     defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``); ``page`` serves
-    the search page at ``/``; ``auth``: who may call ``/mcp`` (None: anyone who reaches the port)."""
+    the search page at ``/``; ``auth``: who may call ``/mcp`` (None: anyone who reaches the port);
+    ``health()``: what ``/healthz`` answers, read per request (its ``status``: 200 only when ``ok``,
+    see :mod:`docs_mcp.server.health`)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -49,7 +51,7 @@ class HttpOptions:
     max_connections: int = MAX_HTTP_CONNECTIONS
     header_timeout: float = HTTP_HEADER_TIMEOUT_SECONDS
     page: bool = True  # the search page at / (docs_mcp.server.page)
-    health: dict[str, Any] = field(default_factory=dict)
+    health: Callable[[], dict[str, Any]] = dict
     auth: AuthOptions | None = None
 
 

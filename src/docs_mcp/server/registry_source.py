@@ -34,7 +34,7 @@ from docs_mcp.artifact.blob_cache import BlobCache, default_cache_dir
 from docs_mcp.artifact.index_lease import IndexLease, exclusive
 from docs_mcp.artifact.pulling import recorded_digest
 from docs_mcp.errors import DocsMcpError, RegistryUnreachable, UsageError
-from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.deferred import DeferredIndex
 
 logger = logging.getLogger(__name__)
 
@@ -177,18 +177,22 @@ def _refresh_failed(source: RegistrySource, current: PulledIndex, error: Excepti
 
 def follow(
     source: RegistrySource,
-    live: LiveIndex[Any],
+    index: DeferredIndex[Any],
     current: PulledIndex,
     interval: float,
     on_swap: Callable[[PulledIndex], None],
 ) -> Callable[[], None]:
-    """Start polling ``source`` every ``interval`` seconds in a daemon thread, swapping ``live`` to
-    each new digest; returns the function that stops it (waiting for the thread)."""
+    """Start polling ``source`` every ``interval`` seconds in a daemon thread, swapping ``index`` to
+    each new digest once it is open (polls while it loads, or after its load failed, do nothing);
+    returns the function that stops it (waiting for the thread)."""
     stop = threading.Event()
     served = _Served(current)
 
     def poll() -> None:
         while not stop.wait(interval):
+            live = index.loaded
+            if live is None:
+                continue
             try:
                 digest = source.current_digest()
                 if digest == served.current.digest:

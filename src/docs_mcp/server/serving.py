@@ -3,18 +3,21 @@
 The index is a local folder (reopened when ``docs-mcp build`` replaces it) or an ``oci://``
 reference, pulled through the cache and, with ``refresh_interval``, followed as its tag moves.
 
-Imports nothing heavy itself: the MCP server and LanceDB are imported while the index opens, with
-the cyclic collector paused (see :mod:`docs_mcp.server.startup`), and only the chosen transport,
-so serving over stdio never loads this package's HTTP module.
+Every way of serving one index answers ``initialize`` and ``tools/list`` from its manifest while it
+opens in the background (:mod:`docs_mcp.server.deferred`): a folder at once, an ``oci://`` index
+once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub_serving`.
+
+Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
+:mod:`docs_mcp.server.startup`), LanceDB in the background, and only the chosen transport, so
+serving over stdio never loads this package's HTTP module.
 """
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
-import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +35,8 @@ from docs_mcp.server.options import (
 from docs_mcp.server.startup import collector_paused
 
 if TYPE_CHECKING:
-    from docs_mcp.server.app import ReadyServer, ServedIndex
+    from docs_mcp.server.launch import Launch
+    from docs_mcp.server.opening import DeferredServer
 
 __all__ = ["serve"]
 _URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -104,153 +108,108 @@ def serve(
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
-    health: dict[str, Any] = {}
-    if transport == "stdio" and not str(index).startswith(OCI_SCHEME):
-        _serve_folder_on_stdio(Path(index), options, announce, budget, feedback_log)
-        return
-    if str(index).startswith(OCI_SCHEME):
-        ready, stop_following = _from_registry(str(index), options, health, announce, budget, feedback_log)
-    else:
-        ready = _from_folder(Path(index), options, health, announce, budget, feedback_log)
-        stop_following = _nothing
-    health.update(_index_health(ready.live.current))
-    manifest = ready.index.manifest
-    summary = (
-        f"index {ready.index.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files) "
-        f"ready in {ready.startup_seconds:.2f}s"
-    )
-    try:
-        if transport == "stdio":
-            from docs_mcp.server.stdio import serve_stdio
-
-            serve_stdio(ready.server, on_ready=lambda: announce(f"serving {summary} on stdio"))
-            return
-        from docs_mcp.server.http import serve_http
-
-        http_options = replace(http or HttpOptions(), health=health)
-
-        def on_listening(url: str) -> None:
-            announce(f"serving {summary} at {url}")
-            if http_options.page:
-                announce(f"search page at {url.removesuffix('/mcp')}/ (--no-page to turn it off)")
-
-        serve_http(ready.server, http_options, on_listening=on_listening)
-    finally:
-        stop_following()
+    _serve_one(index, transport, http, options, announce, budget, feedback_log)
 
 
-def _serve_folder_on_stdio(
-    index: Path,
+def _serve_one(
+    index: Path | str,
+    transport: Transport,
+    http: HttpOptions | None,
     options: RegistryOptions,
     announce: Callable[[str], None],
     max_tokens: int,
     feedback_log: Path | None,
 ) -> None:
-    """Serve a local folder on stdio, answering ``initialize`` and ``tools/list`` from its manifest
-    while the index stack loads in the background (:mod:`docs_mcp.server.deferred`).
+    """Serve one index (a folder, or ``oci://REF`` pulled first): listening (or reading stdin) at
+    once, ``initialize`` and ``tools/list`` answered from its manifest while it opens in the
+    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`)."""
+    from docs_mcp.server.health import index_health
+    from docs_mcp.server.launch import Launch
 
-    A table that fails to open is each tool call's error and, once the input ends, this function's:
-    the server exits with that one line, as one that failed at start did."""
-    if options.refresh_interval is not None:
-        raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
-    # "serving" is said once the signal handlers are in place and the index is open, as before.
-    steps: set[str] = set()
-    said = threading.Lock()
-
-    def step(name: str) -> None:
-        with said:
-            steps.add(name)
-            if steps == {"ready", "loaded"}:
-                announce(f"serving {summary} ready in {opened.index.load_seconds or 0.0:.2f}s on stdio")
-
-    with collector_paused():
-        import anyio.to_thread
-
-        from docs_mcp.server.app import open_deferred
-        from docs_mcp.server.stdio import serve_stdio
-
-        opened = open_deferred(
-            index,
-            watch=True,
-            on_swap=lambda served, path: announce(
-                f"{path} was rebuilt: now serving index {served.index.identity}"
-            ),
-            max_tokens=max_tokens,
-            feedback_log=feedback_log,
-            on_loaded=lambda: step("loaded"),
+    launch = Launch(transport, announce)
+    artifact: dict[str, Any] = {}  # what /healthz adds for an oci:// index: the artifact served
+    if str(index).startswith(OCI_SCHEME):
+        opened, stop_following = _from_registry(
+            str(index), options, artifact, launch, announce, max_tokens, feedback_log
         )
+    else:
+        opened = _from_folder(Path(index), options, launch, announce, max_tokens, feedback_log)
+        stop_following = _nothing
     manifest = opened.manifest
     summary = f"index {manifest.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files)"
-
-    async def settled() -> object:
-        # A short session must still report an index that cannot open (a signal cuts this short).
-        return await anyio.to_thread.run_sync(opened.index.settle, abandon_on_cancel=True)
-
-    serve_stdio(opened.server, on_ready=lambda: step("ready"), after_input=settled)
-    failure = opened.index.settle() if opened.index.load_seconds is not None else None
-    if failure is not None:
-        raise failure
+    try:
+        launch.serve(
+            opened.server,
+            [opened.index],
+            summary,
+            health=lambda: {**index_health(opened.index), **artifact},
+            http=http,
+        )
+    finally:
+        stop_following()
 
 
 def _nothing() -> None:
     """Nothing to stop."""
 
 
+def _open_deferred(path: Path, launch: Launch, **settings: Any) -> DeferredServer:
+    """:func:`docs_mcp.server.opening.open_deferred` with the launch's load callbacks, the server
+    stack and the transport imported with the collector paused (see docs_mcp.server.startup)."""
+    with collector_paused():
+        from docs_mcp.server.opening import open_deferred
+
+        importlib.import_module(f"docs_mcp.server.{launch.transport}")  # the transport's stack too
+        return open_deferred(path, on_loaded=launch.on_loaded, on_failure=launch.on_failure, **settings)
+
+
 def _from_folder(
     index: Path,
     options: RegistryOptions,
-    health: dict[str, Any],
+    launch: Launch,
     announce: Callable[[str], None],
     max_tokens: int,
     feedback_log: Path | None,
-) -> ReadyServer:
-    """Open a local index folder, reopened whenever a build replaces it."""
+) -> DeferredServer:
+    """A local index folder, reopened whenever a build replaces it."""
     if options.refresh_interval is not None:
         raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
-
-    def on_swap(served: ServedIndex, path: Path) -> None:
-        health.update(_index_health(served))
-        announce(f"{path} was rebuilt: now serving index {served.index.identity}")
-
-    # The imports and the index's id maps live as long as the process: see docs_mcp.server.startup.
-    with collector_paused():
-        from docs_mcp.server.app import open_server
-
-        return open_server(
-            index, watch=True, on_swap=on_swap, max_tokens=max_tokens, feedback_log=feedback_log
-        )
-
-
-def _index_health(served: ServedIndex) -> dict[str, Any]:
-    return {"index": served.index.identity, "index_version": served.index.manifest.docs_mcp_version}
+    return _open_deferred(
+        index,
+        launch,
+        watch=True,
+        on_swap=lambda served, path: announce(
+            f"{path} was rebuilt: now serving index {served.index.identity}"
+        ),
+        max_tokens=max_tokens,
+        feedback_log=feedback_log,
+    )
 
 
 def _from_registry(
     reference: str,
     options: RegistryOptions,
-    health: dict[str, Any],
+    artifact: dict[str, Any],
+    launch: Launch,
     announce: Callable[[str], None],
     max_tokens: int,
     feedback_log: Path | None,
-) -> tuple[ReadyServer, Callable[[], None]]:
-    """Pull, open and (with a refresh interval) follow ``reference``."""
+) -> tuple[DeferredServer, Callable[[], None]]:
+    """Pull ``reference`` (the manifest comes with it: a failed pull stops here), open it in the
+    background and (with a refresh interval) follow its tag."""
     from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 
     source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
     if options.refresh_interval is not None and source.reference.digest:
         raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
     pulled = source.start()
-    health["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
-    with collector_paused():
-        from docs_mcp.server.app import open_server
-
-        ready = open_server(pulled.path, max_tokens=max_tokens, feedback_log=feedback_log)
+    artifact["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
+    opened = _open_deferred(pulled.path, launch, max_tokens=max_tokens, feedback_log=feedback_log)
     if options.refresh_interval is None:
-        return ready, _nothing
+        return opened, _nothing
 
     def on_swap(new: PulledIndex) -> None:
-        health.update(_index_health(ready.live.current))
-        health["artifact"] = {"reference": str(new.reference), "digest": new.digest}
+        artifact["artifact"] = {"reference": str(new.reference), "digest": new.digest}
         announce(f"now serving {new.reference}")
 
-    return ready, follow(source, ready.live, pulled, options.refresh_interval, on_swap)
+    return opened, follow(source, opened.index, pulled, options.refresh_interval, on_swap)
