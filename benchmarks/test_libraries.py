@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import shutil
 import statistics
-import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -22,7 +21,7 @@ import httpx
 import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks.serving import docs_mcp, http_process, memory_mib
+from benchmarks.serving import Running, docs_mcp, http_process, memory_mib
 from docs_mcp.eval import load_queries
 from testkit.evaldata_sets import claude_docs_queries
 
@@ -32,11 +31,11 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 
 @contextmanager
-def _hub(folders: list[Path]) -> Iterator[tuple[subprocess.Popen[str], str, float]]:
-    """``serve`` with one ``--index libN=FOLDER`` each: (process, /mcp URL, seconds to every index open)."""
+def _hub(folders: list[Path]) -> Iterator[Running]:
+    """``serve`` with one ``--index libN=FOLDER`` each, once every index is open."""
     named = [part for n, folder in enumerate(folders) for part in ("--index", f"lib{n}={folder}")]
     with http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0")) as running:
-        yield running.process, running.url, running.ready_s
+        yield running
 
 
 def _ask(client: httpx.Client, url: str, arguments: dict[str, object]) -> float:
@@ -73,16 +72,17 @@ def test_search_and_memory_for_1_3_and_10_indexes(
     def run() -> None:
         with ExitStack() as stack, httpx.Client(headers=HEADERS, timeout=30) as client:
             servers = {n: stack.enter_context(_hub(folders[:n])) for n in COUNTS}
-            for n, (process, url, ready) in servers.items():
-                _ask(client, url, {"query": "warm up", "library": "lib0"})
-                figures[f"ready_s_{n}"] = round(ready, 2)
-                figures[f"rss_mib_{n}"] = round(memory_mib(process.pid), 1)
+            for n, running in servers.items():
+                _ask(client, running.url, {"query": "warm up", "library": "lib0"})
+                figures[f"listening_s_{n}"] = round(running.listening_s, 2)  # tools/list answered
+                figures[f"ready_s_{n}"] = round(running.ready_s, 2)  # every index open
+                figures[f"rss_mib_{n}"] = round(memory_mib(running.process.pid), 1)
             for question in questions:  # interleaved: each server's turn under the same load
-                for n, (_process, url, _ready) in servers.items():
-                    given[n].append(_ask(client, url, {"query": question, "library": "lib0"}))
-                    merged[n].append(_ask(client, url, {"query": question}))
-            for n, (process, _url, _ready) in servers.items():
-                figures[f"rss_mib_after_{n}"] = round(memory_mib(process.pid), 1)
+                for n, running in servers.items():
+                    given[n].append(_ask(client, running.url, {"query": question, "library": "lib0"}))
+                    merged[n].append(_ask(client, running.url, {"query": question}))
+            for n, running in servers.items():
+                figures[f"rss_mib_after_{n}"] = round(memory_mib(running.process.pid), 1)
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     for n in COUNTS:

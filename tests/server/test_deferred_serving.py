@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 from client_support import structured
@@ -33,6 +34,7 @@ from server_support import (
 )
 
 from docs_mcp.artifact import publish
+from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.server.app import served_index
 from docs_mcp.server.deferred import LOAD_GATE_ENV, DeferredIndex
 from docs_mcp.server.hub import Hub, Library
@@ -202,9 +204,10 @@ async def test_several_libraries_over_http_list_from_their_manifests_while_they_
 
 @pytest.mark.anyio
 async def test_a_call_to_one_library_waits_for_that_library_only(example_index: Path, tmp_path: Path) -> None:
-    """In process: library ``one`` is open, ``two`` is held loading; a call naming ``one`` is answered while
-    ``two`` still loads, and a search of every library waits for ``two`` too."""
-    other = Path(shutil.copytree(example_index, tmp_path / "b"))
+    """In process: library ``one`` is open, ``two`` is held loading. Searches of every library (more
+    than the index-call limit) wait for ``two``; meanwhile calls naming ``one`` are answered: the
+    waiting calls hold no index-call turn."""
+    other = Path(shutil.copytree(example_index, tmp_path / "two"))
     release = threading.Event()
 
     def opener(path: Path, held: bool) -> LiveIndex[Any]:
@@ -219,20 +222,28 @@ async def test_a_call_to_one_library_waits_for_that_library_only(example_index: 
     one, two = library("one", example_index, False), library("two", other, True)
     one.index.wait()
     server, _states = create_hub_server(Hub([one, two], CURSOR_KEY))
-    async with Client(server) as client:
+    merged: list[dict[str, Any]] = []
+
+    async def search_everything(client: Client) -> None:
+        merged.append(await structured(client, "search_docs", {"query": "refund a payment", "limit": 10}))
+
+    async with Client(server) as client, anyio.create_task_group() as waiting:
         search = next(t for t in (await client.list_tools()).tools if t.name == "search_docs")
         assert search.input_schema["properties"]["library"]["enum"] == ["one", "two"]
+        for _ in range(MAX_CONCURRENT_INDEX_CALLS + 1):
+            waiting.start_soon(search_everything, client)
+        await anyio.sleep(
+            0.2
+        )  # let them reach their wait (were they slower, the test proves less, never fails)
         answer = await structured(client, "search_docs", {"query": "refund a payment", "library": "one"})
-        assert answer["hits"] and two.index.status == "loading"
+        assert answer["hits"] and two.index.status == "loading" and not merged
         got = await structured(
             client, "get_doc", {"chunk_id": answer["hits"][0]["chunk_id"], "library": "one"}
         )
-        assert got["library"] == "one" and two.index.status == "loading"
-        opening = threading.Timer(0.3, release.set)
-        opening.start()
-        merged = await structured(client, "search_docs", {"query": "refund a payment", "limit": 10})
-        opening.join()
-        assert {hit["library"] for hit in merged["hits"]} == {"one", "two"}
+        assert got["library"] == "one" and two.index.status == "loading" and not merged
+        release.set()
+    assert len(merged) == MAX_CONCURRENT_INDEX_CALLS + 1
+    assert all({hit["library"] for hit in page["hits"]} == {"one", "two"} for page in merged)
 
 
 def test_several_libraries_over_stdio_answer_tools_list_before_the_load(

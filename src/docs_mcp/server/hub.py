@@ -238,6 +238,15 @@ class Hub:
         """Every served index for ``/healthz``: library, version, source, digest, index identity."""
         return [library.health() for library in self.libraries]
 
+    def wait_open(self, name: object = None) -> None:
+        """Block until the libraries a request may read are open (or their loads ended): every served
+        version of library ``name``, or, without one (or for a name not served), every library.
+        Raises nothing: a failed load is the request's own error when it reads the library."""
+        libraries = [library for library in self.libraries if library.name == name] or self.libraries
+        for library in libraries:
+            if library.index.loaded is None:
+                library.index.settle()
+
 
 def _acquired(library: Library) -> ServedIndex | None:
     """The library's state a request should use, or None while it loads (or after its load failed)."""

@@ -27,6 +27,7 @@ from docs_mcp.server.feedback import FEEDBACK_TOOL, FeedbackLog
 from docs_mcp.server.hub import Hub, HubView
 from docs_mcp.server.hub_resources import HubResources
 from docs_mcp.server.hub_schema import (
+    LIBRARY,
     hub_get_description,
     hub_get_output_schema,
     hub_instructions,
@@ -109,6 +110,10 @@ class HubStates:
     def current(self) -> HubState:
         return self._state
 
+    @property
+    def hub(self) -> Hub:
+        return self._hub
+
     def acquire(self) -> HubState:
         view = self._hub.view()
         state = self._state
@@ -175,6 +180,7 @@ def _resource_handlers(states: HubStates, index_calls: anyio.CapacityLimiter) ->
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListResourcesResult:
         cursor = params.cursor if params is not None else None
+        await anyio.to_thread.run_sync(states.hub.wait_open)  # as a tool call: outside the limit
         return await anyio.to_thread.run_sync(
             lambda: states.acquire().resources.list(cursor), limiter=index_calls
         )
@@ -187,6 +193,7 @@ def _resource_handlers(states: HubStates, index_calls: anyio.CapacityLimiter) ->
     async def read_resource(
         ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
     ) -> types.ReadResourceResult:
+        await anyio.to_thread.run_sync(states.hub.wait_open)
         return await anyio.to_thread.run_sync(
             lambda: states.acquire().resources.read(params.uri), limiter=index_calls
         )
@@ -211,4 +218,8 @@ async def _call_tool(
     def run() -> Answer:
         return states.acquire().runs[params.name](params.arguments)
 
+    # The libraries it reads are waited for first, outside the index-call limit: a call waiting for
+    # a library still loading never holds a turn a call to an open library could use.
+    library = (params.arguments or {}).get(LIBRARY)
+    await anyio.to_thread.run_sync(states.hub.wait_open, library)
     return await tool_result(params, run, index_calls)

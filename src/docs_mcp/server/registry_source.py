@@ -12,6 +12,10 @@ Clean-up after a swap removes only indexes that no process holds and no tag reco
 tag's offline fallback), with their layer blobs unless another index left has the same layer, so any
 number of servers following any tags on one cache never remove each other's folders.
 
+The pull (or the cache hit) happens before the server answers anything: the index's manifest comes
+with the artifact, and a failed pull stops the start; the index then opens in the background like a
+folder's (:mod:`docs_mcp.server.deferred`), and the tag is followed once it is open.
+
 A start needs the registry only for what the cache cannot answer: a reference pinned to a digest
 whose index the cache already unpacked (and verified when it pulled it) is opened without a request,
 and a tag whose registry cannot be reached (connection, TLS, timeout, 5xx) falls back, with a

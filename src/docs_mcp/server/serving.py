@@ -59,7 +59,9 @@ def serve(
     ``feedback_log`` turns on the ``docs_feedback`` tool, appending its reports to that file.
 
     Raises:
-        IndexUnavailable: the index is missing or unreadable.
+        IndexUnavailable: the index or its manifest is missing or unreadable (a table that fails to
+            open in the background is each call's error and ``/healthz``'s; on stdio also, once
+            the input ends, this function's).
         IndexCompatibilityError: the index was built by an incompatible version or provider.
         ConfigError: a malformed reference, a refresh interval for a local folder, or a budget out of
             range.
