@@ -64,7 +64,8 @@ class DeferredIndex(Generic[State]):
     ``manifest`` is the index's, read before.
 
     ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure(message)``
-    when the load fails.
+    when the load fails. ``label`` (a hub's ``--index NAME``) starts a failed load's message, so
+    the exit error and ``/healthz`` say which library it was.
     """
 
     def __init__(
@@ -73,6 +74,7 @@ class DeferredIndex(Generic[State]):
         open_live: Callable[[], LiveIndex[State]],
         *,
         where: Path | str,
+        label: str = "",
         timeout: float = LOAD_TIMEOUT,
         on_loaded: Callable[[], None] = lambda: None,
         on_failure: Callable[[str], None] = lambda _message: None,
@@ -81,6 +83,7 @@ class DeferredIndex(Generic[State]):
         self._on_loaded = on_loaded
         self._open_live = open_live
         self._where = str(where)
+        self._label = label
         self._timeout = timeout
         self._on_failure = on_failure
         self._done = threading.Event()
@@ -117,6 +120,8 @@ class DeferredIndex(Generic[State]):
                     f"the index at {self._where!r} could not be opened ({type(error).__name__}: {error}); "
                     "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
                 )
+            if self._error is not None and self._label:
+                self._error = IndexUnavailable(f"{self._label}: {self._error}")
             self.load_seconds = time.perf_counter() - started
             # The callbacks run before the load counts as ended: whoever waits in ``settle`` (the
             # stdio server at end of input) exits only after "loaded" was said.

@@ -93,7 +93,16 @@ def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
 class _GracefulServer(uvicorn.Server):
     """uvicorn without its own signal capture: :func:`serve_http` installs the handlers before it
     announces the server, and a handled SIGTERM/SIGINT ends in a normal return (exit 0), not in a
-    re-raised signal."""
+    re-raised signal. ``stop`` set (from any thread) ends it the same way, within a tick (0.1 s)."""
+
+    def __init__(self, config: uvicorn.Config, stop: threading.Event | None) -> None:
+        super().__init__(config)
+        self._stop = stop
+
+    async def on_tick(self, counter: int) -> bool:
+        if self._stop is not None and self._stop.is_set():
+            return True
+        return await super().on_tick(counter)
 
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
@@ -149,8 +158,15 @@ def _bound(host: str, port: int) -> socket.socket:
         ) from None
 
 
-def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Callable[[str], None]) -> None:
-    """Blocking: serve ``server`` over HTTP until SIGTERM/SIGINT; ``on_listening`` gets the MCP URL."""
+def serve_http(
+    server: Server[Any],
+    options: HttpOptions,
+    *,
+    on_listening: Callable[[str], None],
+    stop: threading.Event | None = None,
+) -> None:
+    """Blocking: serve ``server`` over HTTP until SIGTERM/SIGINT or ``stop`` is set (a graceful stop
+    either way); ``on_listening`` gets the MCP URL."""
     sock = _bound(options.host, options.port)
     bound_port = sock.getsockname()[1]
     shown_host = f"[{options.host}]" if ":" in options.host else options.host
@@ -171,7 +187,7 @@ def serve_http(server: Server[Any], options: HttpOptions, *, on_listening: Calla
         timeout_keep_alive=5,
         limit_concurrency=max_connections + 8,
     )
-    uv_server = _GracefulServer(config)
+    uv_server = _GracefulServer(config, stop)
     with sock, _graceful_signals(uv_server):
         # A signal from here on (even before uvicorn's loop starts) means a graceful stop.
         on_listening(f"http://{shown_host}:{bound_port}{MCP_PATH}")

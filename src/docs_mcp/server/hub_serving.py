@@ -107,7 +107,14 @@ def open_hub(
             with opening:
                 return LiveIndex.open(path, opener_of(label), watch=pulled is None)
 
-        index = DeferredIndex(manifest, open_live, where=path, on_loaded=on_loaded, on_failure=on_failure)
+        index = DeferredIndex(
+            manifest,
+            open_live,
+            where=path,
+            label=f"--index {label}",
+            on_loaded=on_loaded,
+            on_failure=on_failure,
+        )
         library = Library(
             spec.name,
             spec.version or manifest.version,
@@ -150,7 +157,7 @@ def open_hub(
             stop_one()
 
     def health() -> dict[str, Any]:
-        failed = [f"--index {lib.label}: {lib.index.error}" for lib in libraries if lib.index.error]
+        failed = [str(lib.index.error) for lib in libraries if lib.index.error is not None]
         report = {"status": overall_status(lib.index for lib in libraries), "indexes": hub.health()}
         return {**report, "error": failed[0]} if failed else report
 

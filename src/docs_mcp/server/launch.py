@@ -7,8 +7,10 @@ from the manifests), and what the server says on stderr follows the start:
 - over HTTP, at once: ``opening <what>; listening at <url>`` (and where the search page is);
 - once the transport is up and every index is open: ``serving <what> ready in <s> on stdio`` or
   ``... at <url>`` (the line deployments and tests wait for, as before the deferred start);
-- over HTTP, a load that failed: ``cannot serve: <reason>`` (``/healthz`` then answers 503 with it).
-  Over stdio it is each call's error and, once the input ends, the exit error.
+- a load that failed ends the server with its error (exit 1), as a start that failed did before the
+  deferred start: over HTTP at once (gracefully: requests in flight are answered), over stdio once
+  the input ends (until then it is each call's error). A server that cannot answer what it was
+  started for does not linger: the orchestrator sees it exit and restarts it or reports it.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ class Launch:
         self._where: str | None = None  # "on stdio" / "at URL", once the transport is up
         self._summary = ""
         self._said = False
+        self._failed = threading.Event()  # over HTTP: stops the server
 
     def on_loaded(self) -> None:
         """One index is open."""
@@ -51,9 +54,10 @@ class Launch:
         self._say_ready()
 
     def on_failure(self, message: str) -> None:
-        """One index failed to open (``message``: one line)."""
-        if self.transport == "http":  # on stdio the exit error says it (one line, not two)
-            self._announce(f"cannot serve: {message} (/healthz answers 503)")
+        """One index failed to open (``message``: one line): over HTTP the server stops; the exit
+        error says why (on stdio too, once the input ends)."""
+        if self.transport == "http":
+            self._failed.set()
 
     def _up(self, where: str) -> None:
         with self._lock:
@@ -83,8 +87,8 @@ class Launch:
         they are) until SIGTERM/SIGINT or, on stdio, the end of input. ``health`` is what
         ``/healthz`` answers (see :mod:`docs_mcp.server.health`).
 
-        Raises the first failed load's error after a stdio session ends (exit 1, as a server that
-        failed at start)."""
+        Raises the first failed load's error once the server stops (exit 1, as a server that failed
+        at start)."""
         with self._lock:
             self._summary, self._expected = summary, len(indexes)
         if self.transport == "stdio":
@@ -100,7 +104,8 @@ class Launch:
                 self._announce(f"search page at {url.removesuffix('/mcp')}/ (--no-page to turn it off)")
             self._up(f"at {url}")
 
-        serve_http(server, options, on_listening=on_listening)
+        serve_http(server, options, on_listening=on_listening, stop=self._failed)
+        _raise_first_failure(indexes)
 
     def _serve_stdio(self, server: Server[Any], indexes: Sequence[DeferredIndex[Any]]) -> None:
         import anyio.to_thread
@@ -116,6 +121,10 @@ class Launch:
             return await anyio.to_thread.run_sync(settle, abandon_on_cancel=True)
 
         serve_stdio(server, on_ready=lambda: self._up("on stdio"), after_input=settled)
-        failures = [index.error for index in indexes if index.error is not None]
-        if failures:
-            raise failures[0]
+        _raise_first_failure(indexes)
+
+
+def _raise_first_failure(indexes: Sequence[DeferredIndex[Any]]) -> None:
+    failures = [index.error for index in indexes if index.error is not None]
+    if failures:
+        raise failures[0]
