@@ -168,7 +168,9 @@ def test_search_filter_open_and_page_on(server: HttpServer, browser: Any) -> Non
     wait_until(browser, lambda d: not d.find_element(By.ID, "doc").is_displayed())
 
     # Page on: the cursor's next page is appended, nothing repeated.
-    select.select_by_value("")
+    mark = search_mark(browser)
+    select.select_by_value("")  # a filter change searches at once: let it finish
+    wait_for_search(browser, mark)
     box.clear()
     mark = search_mark(browser)
     box.send_keys("sdk", Keys.ENTER)
@@ -202,6 +204,31 @@ def test_search_filter_open_and_page_on(server: HttpServer, browser: Any) -> Non
     (ARTIFACTS / "page-timings.json").write_text(
         json.dumps({"first_result_seconds": round(first_result_seconds, 3)}) + "\n", encoding="utf-8"
     )
+
+
+def test_a_search_begun_before_the_last_answer_arrives_shows_only_its_own_hits(
+    server: HttpServer, browser: Any
+) -> None:
+    # A filter change searches at once; Enter right after starts another while the first is still
+    # in flight. Whatever order the answers arrive in, only the newer one is shown (once seen in CI:
+    # both were appended, so the list repeated hits).
+    browser.get(f"{server.base}/")
+    wait_until(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true")
+    mark = search_mark(browser)
+    browser.execute_script(
+        """
+        const select = document.querySelector("select[data-facet=language]");
+        document.getElementById("query").value = "create a payment";
+        select.value = "go";
+        select.dispatchEvent(new Event("change"));  // search 1, in flight
+        document.getElementById("query").value = "sdk";
+        document.getElementById("search").requestSubmit();  // search 2
+        """
+    )
+    wait_for_search(browser, mark)
+    expected = call_tool(server, "search_docs", {"query": "sdk", "language": "go"})
+    time.sleep(0.5)  # an answer to search 1 arriving late must not be appended either
+    assert rendered_ids(browser) == [hit["chunk_id"] for hit in expected["hits"]]
 
 
 def test_the_page_asks_for_the_token_of_a_server_that_needs_one(

@@ -19,6 +19,9 @@ const state = {
   protocolVersion: PROTOCOL_VERSION,
   facets: [], // [{name, values, description}]
   cursor: null,
+  // Bumped by every new search: an answer that arrives after a newer search began (a filter change
+  // followed at once by Enter) is dropped, not appended to the newer one's hits.
+  searchGeneration: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -144,6 +147,8 @@ async function search({ pushUrl = true } = {}) {
     return;
   }
   if (pushUrl) writeUrl(wanted);
+  const generation = ++state.searchGeneration;
+  state.cursor = null;
   $("hits").replaceChildren();
   $("hint").hidden = true;
   $("more").hidden = true;
@@ -151,20 +156,22 @@ async function search({ pushUrl = true } = {}) {
   const started = performance.now();
   try {
     const page = await callTool(SEARCH_TOOL, { query: wanted.query, ...wanted.filters });
-    showPage(page, performance.now() - started);
+    if (generation === state.searchGeneration) showPage(page, performance.now() - started);
   } catch (error) {
-    setStatus(error.message, true);
+    if (generation === state.searchGeneration) setStatus(error.message, true);
   }
 }
 
 async function more() {
   if (!state.cursor) return;
+  const generation = state.searchGeneration;
   const started = performance.now();
   $("more").disabled = true;
   try {
-    showPage(await callTool(SEARCH_TOOL, { cursor: state.cursor }), performance.now() - started);
+    const page = await callTool(SEARCH_TOOL, { cursor: state.cursor });
+    if (generation === state.searchGeneration) showPage(page, performance.now() - started);
   } catch (error) {
-    setStatus(error.message, true);
+    if (generation === state.searchGeneration) setStatus(error.message, true);
   } finally {
     $("more").disabled = false;
   }
