@@ -1,9 +1,10 @@
 """What ``GET /healthz`` says about the indexes a server opens in the background (:mod:`.deferred`).
 
 ``status`` is ``loading`` until every index is open, then ``ok``; ``failed`` (with the one-line
-``error``) when one could not be opened, in the moment before the server stops with that error. Anything but ``ok`` is answered with 503, so a probe or a
-load balancer (deploy/kubernetes, deploy/compose's HAProxy) sends no request to a replica before it
-can answer one. The index identity shown is the one being served: the manifest's while it loads.
+``error``) when one could not be opened, in the moment before the server stops with that error.
+Anything but ``ok`` is answered with 503, so a probe or a load balancer (deploy/kubernetes,
+deploy/compose's HAProxy) sends no request to a replica before it can answer one. The index
+identity shown is the one being served: the manifest's while it loads.
 """
 
 from __future__ import annotations
