@@ -1,5 +1,6 @@
 """docs-mcp-serve as users run it: a folder index mounted read-only, MCP over HTTP from this host and
-over ``docker run -i``; non-root, read-only root filesystem, SIGTERM, healthcheck, nothing of the build."""
+over ``docker run -i``; non-root, read-only root filesystem, SIGTERM, healthcheck, nothing of the build
+and no shell."""
 
 from __future__ import annotations
 
@@ -130,8 +131,21 @@ def test_the_healthcheck_turns_healthy_without_curl(serve_image: str, container_
         health = wrapped.attrs["State"]["Health"]
         assert health["Status"] == "healthy"
         assert health["Log"][-1]["ExitCode"] == 0
-        assert served.container.exec(["sh", "-c", "command -v curl wget"]).exit_code != 0
     print(f"\nhealthy {waited:.1f} s after the server announced itself")
+
+
+def test_the_image_holds_no_shell_package_manager_or_download_tool(serve_image: str) -> None:
+    """The runtime is the interpreter, its libraries, tini and the environment (Dockerfile.serve's
+    serve-root stage): nothing to run a script, install a package or fetch a file with."""
+    tools = ("sh", "bash", "dash", "busybox", "curl", "wget", "apt-get", "dpkg", "perl", "ls", "cat")
+    probe = (
+        "import json, os, shutil; "
+        f"print(json.dumps([t for t in {list(tools)!r} if shutil.which(t) or any("
+        "os.path.lexists(os.path.join(d, t)) for d in ('/bin', '/sbin', '/usr/bin', '/usr/sbin'))]))"
+    )
+    ran = run_to_exit(serve_image, ["-c", probe], entrypoint="python3")
+    assert ran.exit_code == 0, ran.output
+    assert json.loads(ran.output) == []
 
 
 def test_no_build_dependency_is_importable_in_the_serve_image(serve_image: str) -> None:
