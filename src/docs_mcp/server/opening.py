@@ -119,6 +119,7 @@ def open_deferred(
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[str], None] = lambda _message: None,
+    opening_wait: float = 0.0,
 ) -> DeferredServer:
     """:func:`open_server`, the index opened in a background thread: the server answers
     ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
@@ -126,7 +127,8 @@ def open_deferred(
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it, ``on_failure`` gets it in one line);
-    ``on_loaded`` runs once it is open.
+    ``on_loaded`` runs once it is open. ``opening_wait``: how long the load yields to the opening
+    exchange (a stdio session's ``tools/list``: see :mod:`docs_mcp.server.deferred`).
     """
     path = Path(index_path)
     manifest = read_manifest(path)
@@ -146,6 +148,7 @@ def open_deferred(
         where=path,
         on_loaded=on_loaded,
         on_failure=on_failure,
+        opening_wait=opening_wait,
     )
     servers.append(create_server(deferred, max_tokens=max_tokens, feedback_log=feedback_log))
     deferred.start()
