@@ -8,6 +8,8 @@ instructions at its next ``initialize``.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from docs_mcp.server.cursor import cursor_key
 from docs_mcp.server.deferred import DeferredIndex
 from docs_mcp.server.listing import manifest_schemas
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.startup import collector_paused
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
@@ -44,11 +47,15 @@ class ReadyServer:
 def open_warm(index_path: Path) -> DocsIndex:
     """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
     loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
-    from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
-    from docs_mcp.search.types import SearchRequest
+    # The first open imports LanceDB, pyarrow and numpy: without the collector, as the server's own
+    # imports (docs_mcp.server.startup; measured on the stdio cold start). Reopens collect as usual.
+    first = "docs_mcp.search.index" not in sys.modules
+    with collector_paused() if first else contextlib.nullcontext():
+        from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
+        from docs_mcp.search.types import SearchRequest
 
-    index = DocsIndex.open(index_path)
-    index.search(SearchRequest(query="getting started", limit=1))
+        index = DocsIndex.open(index_path)
+        index.search(SearchRequest(query="getting started", limit=1))
     return index
 
 
