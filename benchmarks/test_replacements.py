@@ -273,10 +273,13 @@ def test_argument_fast_path_against_jsonschema(benchmark: Any) -> None:
 # -- store/lancedb_import.py: lancedb without what a local index never uses -----------------------------
 
 _PLAIN = "import lancedb"
-_CLIENT_ONLY = (  # the first replacement alone: the REST client's lazy packages
-    "from docs_mcp.store.lancedb_import import install_lazy_rest_client\n"
-    "assert install_lazy_rest_client()\n"
-    "import lancedb"
+_CLIENT_ONLY = (  # the first replacement alone: the REST client's lazy packages, without the hook
+    "import sys\n"
+    "from docs_mcp.store import lancedb_import\n"
+    "sys.meta_path.remove(lancedb_import._HOOK)\n"
+    "assert lancedb_import.install_lazy_rest_client()\n"
+    "import lancedb\n"
+    "assert type(sys.modules['lance_namespace'].__spec__.loader).__name__ != '_DeferringLoader'"
 )
 _DEFERRED = (  # all of them, as the server imports lancedb (docs_mcp.store installs the hook)
     "import docs_mcp.store, sys\n"
