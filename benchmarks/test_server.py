@@ -315,14 +315,14 @@ def _spawn_seconds(code: str) -> tuple[float, float]:
     return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
 
 
-# What the libraries the server stands on cost to import, as the server imports them (LanceDB with its
-# REST client deferred, pyarrow, numpy; the MCP SDK's server and types): the floor under the cold
-# start that nothing of ours can go below.
+# What the libraries the server stands on cost to import, as the server imports them (LanceDB with
+# what a local index never uses deferred, pyarrow, numpy; the MCP SDK's server and types, their models
+# built on first use): the floor under the cold start that nothing of ours can go below.
 IMPORT_FLOOR = (
     "import gc\n"
     "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup)
-    "from docs_mcp.store.lancedb_import import install_lazy_rest_client\n"
-    "install_lazy_rest_client()\n"
+    "from docs_mcp.server.mcp_import import install_lazy_mcp\n"  # and docs_mcp.store's lancedb hook
+    "install_lazy_mcp()\n"
     "import lancedb, mcp.server.lowlevel, mcp.server.stdio"
 )
 

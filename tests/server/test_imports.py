@@ -115,3 +115,33 @@ def test_the_lazy_mcp_package_still_gives_every_name_it_exports() -> None:
         "assert types.Tool is __import__('mcp_types').Tool"
     )
     assert "mcp.client" in modules  # resolved on first use
+
+
+def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None:
+    # docs_mcp.server.mcp_import: pydantic's defer_build while mcp_types' modules execute, only then.
+    probe = (
+        "import json, pydantic\n"
+        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
+        "assert install_lazy_mcp()\n"
+        "import mcp_types, mcp_types.methods, mcp.server.lowlevel\n"
+        "before = mcp_types.Tool.__pydantic_complete__\n"
+        "tool = mcp_types.Tool.model_validate({'name': 'x', 'inputSchema': {'type': 'object'}})\n"
+        "try:\n"
+        "    mcp_types.Tool.model_validate({'inputSchema': {}})\n"
+        "    refused = False\n"
+        "except pydantic.ValidationError:\n"
+        "    refused = True\n"
+        "class Later(pydantic.BaseModel):\n"
+        "    x: int\n"
+        "print(json.dumps([before, mcp_types.Tool.__pydantic_complete__, tool.name, refused,\n"
+        "                  'defer_build' in pydantic.BaseModel.model_config, Later.__pydantic_complete__]))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=server_env(),
+        check=True,
+        timeout=60,
+    ).stdout
+    assert json.loads(output.splitlines()[-1]) == [False, True, "x", True, False, True]

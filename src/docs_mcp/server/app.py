@@ -189,6 +189,7 @@ def create_server(
     ) -> types.ListToolsResult:
         loaded = source.loaded
         if loaded is None:  # still loading (or failed): the manifest's listing is the index's
+            source.opening_answered()
             return front.listing
         # acquire() may reopen a rebuilt index: never on the event loop.
         return (await anyio.to_thread.run_sync(loaded.acquire, limiter=index_calls)).listing

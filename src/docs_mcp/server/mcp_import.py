@@ -1,4 +1,4 @@
-"""Import the MCP SDK's server without its client package.
+"""Import the MCP SDK's server without its client package, its protocol models built on first use.
 
 ``mcp/__init__.py`` imports the whole client (``mcp.client``: the session, its stdio and
 Streamable HTTP transports, the in-memory transport) and ``mcp/server/__init__.py`` the high-level
@@ -6,6 +6,13 @@ Streamable HTTP transports, the in-memory transport) and ``mcp/server/__init__.p
 server. Before the server stack is first imported, :func:`install_lazy_mcp` registers both packages
 as lazy modules (the mechanism of :mod:`docs_mcp.store.lancedb_import`): each name their
 ``__init__`` exports is imported on first access, so ``from mcp import Client`` still works.
+
+The protocol models (``mcp_types``: ~500 pydantic models, two protocol versions' wire types among
+them) are the largest cost before ``initialize`` can be answered; a session validates a dozen of
+them. While the modules :data:`MODELS_BUILT_ON_FIRST_USE` execute, pydantic's ``defer_build`` is the
+default, so each model builds its validator and serializer when first used instead of at import
+(the same validation; pydantic's own option, set for those modules only). The fields are still
+collected at import, and the SDK's module-level ``TypeAdapter``\\ s still build theirs.
 
 What stays, measured with ``python -X importtime``: ``mcp.server.lowlevel.server`` imports starlette,
 sse_starlette (and through it uvicorn) and the Streamable HTTP transport at module level, for its
@@ -16,18 +23,72 @@ and what is not; ``benchmarks/test_server.py::test_cold_start_to_tools_list`` me
 
 from __future__ import annotations
 
-from docs_mcp.store.lancedb_import import install_lazy_packages
+import contextlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Iterator
 
-__all__ = ["LAZY_PACKAGES", "install_lazy_mcp"]
+from docs_mcp.store.lancedb_import import ExecutedWithin, install_lazy_packages
+
+__all__ = ["LAZY_PACKAGES", "MODELS_BUILT_ON_FIRST_USE", "install_lazy_mcp"]
 
 # Library versions this replacement was measured against (see tests/test_replacements.py).
-MEASURED_WITH = {"mcp": "2.3"}
+MEASURED_WITH = {"mcp": "2.3", "mcp-types": "2.3", "pydantic": "2.14"}
 
 LAZY_PACKAGES = ("mcp", "mcp.server")
+# The modules whose execution (and what they import) defines the protocol's models.
+MODELS_BUILT_ON_FIRST_USE = ("mcp_types", "mcp_types.methods")
+
+
+@contextlib.contextmanager
+def _models_built_on_first_use() -> Iterator[None]:
+    """Models defined in this block build their validators on first use (pydantic's ``defer_build``)."""
+    from pydantic import BaseModel
+
+    config = BaseModel.model_config
+    before = config.get("defer_build")
+    config["defer_build"] = True
+    try:
+        yield
+    finally:
+        if before is None:
+            config.pop("defer_build", None)
+        else:
+            config["defer_build"] = before
+
+
+class _ModelsOnFirstUse(importlib.abc.MetaPathFinder):
+    """Finds the modules :data:`MODELS_BUILT_ON_FIRST_USE` the first time each is looked up, with
+    their own loader wrapped; then steps aside."""
+
+    def __init__(self) -> None:
+        self._pending = set(MODELS_BUILT_ON_FIRST_USE)
+
+    def find_spec(
+        self, name: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if name not in self._pending:
+            return None
+        self._pending.discard(name)
+        if not self._pending:
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(self)
+        search = list(path) if isinstance(path, list) else None
+        spec = importlib.machinery.PathFinder.find_spec(name, search)
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return None  # not the shape measured: imported the ordinary way
+        spec.loader = ExecutedWithin(spec.loader, _models_built_on_first_use)
+        return spec
 
 
 def install_lazy_mcp() -> bool:
     """Register the lazy ``mcp`` packages unless the SDK is already imported; True when in place
     (False also when a future ``__init__`` holds more than imports and constants: then the SDK
-    imports the ordinary way)."""
+    imports the ordinary way). The protocol models are built on first use unless ``mcp_types`` is
+    already imported."""
+    if not any(name in sys.modules for name in MODELS_BUILT_ON_FIRST_USE) and not any(
+        isinstance(finder, _ModelsOnFirstUse) for finder in sys.meta_path
+    ):
+        sys.meta_path.insert(0, _ModelsOnFirstUse())
     return install_lazy_packages(LAZY_PACKAGES)

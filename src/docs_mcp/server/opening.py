@@ -8,6 +8,8 @@ instructions at its next ``initialize``.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +24,7 @@ from docs_mcp.server.cursor import cursor_key
 from docs_mcp.server.deferred import DeferredIndex
 from docs_mcp.server.listing import manifest_schemas
 from docs_mcp.server.live import LiveIndex
+from docs_mcp.server.startup import collector_paused
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
@@ -44,11 +47,15 @@ class ReadyServer:
 def open_warm(index_path: Path) -> DocsIndex:
     """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
     loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
-    from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
-    from docs_mcp.search.types import SearchRequest
+    # The first open imports LanceDB, pyarrow and numpy: without the collector, as the server's own
+    # imports (docs_mcp.server.startup; measured on the stdio cold start). Reopens collect as usual.
+    first = "docs_mcp.search.index" not in sys.modules
+    with collector_paused() if first else contextlib.nullcontext():
+        from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
+        from docs_mcp.search.types import SearchRequest
 
-    index = DocsIndex.open(index_path)
-    index.search(SearchRequest(query="getting started", limit=1))
+        index = DocsIndex.open(index_path)
+        index.search(SearchRequest(query="getting started", limit=1))
     return index
 
 
@@ -119,6 +126,7 @@ def open_deferred(
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[str], None] = lambda _message: None,
+    opening_wait: float = 0.0,
 ) -> DeferredServer:
     """:func:`open_server`, the index opened in a background thread: the server answers
     ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
@@ -126,7 +134,8 @@ def open_deferred(
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it, ``on_failure`` gets it in one line);
-    ``on_loaded`` runs once it is open.
+    ``on_loaded`` runs once it is open. ``opening_wait``: how long the load yields to the opening
+    exchange (a stdio session's ``tools/list``: see :mod:`docs_mcp.server.deferred`).
     """
     path = Path(index_path)
     manifest = read_manifest(path)
@@ -146,6 +155,7 @@ def open_deferred(
         where=path,
         on_loaded=on_loaded,
         on_failure=on_failure,
+        opening_wait=opening_wait,
     )
     servers.append(create_server(deferred, max_tokens=max_tokens, feedback_log=feedback_log))
     deferred.start()

@@ -159,10 +159,15 @@ def _open_deferred(path: Path, launch: Launch, **settings: Any) -> DeferredServe
     """:func:`docs_mcp.server.opening.open_deferred` with the launch's load callbacks, the server
     stack and the transport imported with the collector paused (see docs_mcp.server.startup)."""
     with collector_paused():
+        from docs_mcp.server.deferred import OPENING_WAIT
         from docs_mcp.server.opening import open_deferred
 
         importlib.import_module(f"docs_mcp.server.{launch.transport}")  # the transport's stack too
-        return open_deferred(path, on_loaded=launch.on_loaded, on_failure=launch.on_failure, **settings)
+        # Over stdio the load yields to the session's opening exchange (docs_mcp.server.deferred).
+        wait = OPENING_WAIT if launch.transport == "stdio" else 0.0
+        return open_deferred(
+            path, on_loaded=launch.on_loaded, on_failure=launch.on_failure, opening_wait=wait, **settings
+        )
 
 
 def _from_folder(
