@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_support import server_env
@@ -23,8 +24,8 @@ FORBIDDEN = (
 pytestmark = pytest.mark.timeout(60)
 
 
-def _loaded_after(code: str) -> list[str]:
-    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))"
+def _printed(probe: str) -> Any:
+    """What ``probe`` (run in a fresh interpreter, as the server runs) prints last, as JSON."""
     output = subprocess.run(
         [sys.executable, "-c", probe],
         capture_output=True,
@@ -33,7 +34,11 @@ def _loaded_after(code: str) -> list[str]:
         check=True,
         timeout=60,
     ).stdout
-    modules: list[str] = json.loads(output.splitlines()[-1])
+    return json.loads(output.splitlines()[-1])
+
+
+def _loaded_after(code: str) -> list[str]:
+    modules: list[str] = _printed(f"{code}\nimport json, sys\nprint(json.dumps(sorted(sys.modules)))")
     return modules
 
 
@@ -136,12 +141,4 @@ def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None
         "print(json.dumps([before, mcp_types.Tool.__pydantic_complete__, tool.name, refused,\n"
         "                  'defer_build' in pydantic.BaseModel.model_config, Later.__pydantic_complete__]))"
     )
-    output = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env=server_env(),
-        check=True,
-        timeout=60,
-    ).stdout
-    assert json.loads(output.splitlines()[-1]) == [False, True, "x", True, False, True]
+    assert _printed(probe) == [False, True, "x", True, False, True]
