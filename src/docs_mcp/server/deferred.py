@@ -73,10 +73,11 @@ class DeferredIndex(Generic[State]):
     """A :class:`LiveIndex` being opened by ``open_live`` in a background thread (see the module);
     ``manifest`` is the index's, read before.
 
-    ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure(message)``
-    when the load fails. ``label`` (a hub's ``--index NAME``) starts a failed load's message, so
-    the exit error and ``/healthz`` say which library it was. ``opening_wait``: how long the load
-    yields to the opening exchange (module doc); 0 starts it at once.
+    ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure()``
+    when the load fails (:attr:`error` then says why). ``label`` (a hub's ``--index NAME``) starts
+    a failed load's message, so the exit error and ``/healthz`` say which library it was.
+    ``opening_wait``: how long the load yields to the opening exchange (module doc); 0 starts it at
+    once.
     """
 
     def __init__(
@@ -88,7 +89,7 @@ class DeferredIndex(Generic[State]):
         label: str = "",
         timeout: float = LOAD_TIMEOUT,
         on_loaded: Callable[[], None] = lambda: None,
-        on_failure: Callable[[str], None] = lambda _message: None,
+        on_failure: Callable[[], None] = lambda: None,
         opening_wait: float = 0.0,
     ) -> None:
         self.manifest = manifest
@@ -141,7 +142,7 @@ class DeferredIndex(Generic[State]):
             # The callbacks run before the load counts as ended: whoever waits in ``settle`` (the
             # stdio server at end of input) exits only after "loaded" was said.
             if self._error is not None:
-                self._on_failure(str(self._error))
+                self._on_failure()
             else:
                 self._on_loaded()
         finally:

@@ -66,7 +66,7 @@ def open_hub(
     feedback_log: Path | None = None,
     wait: bool = True,
     on_loaded: Callable[[], None] = lambda: None,
-    on_failure: Callable[[str], None] = lambda _message: None,
+    on_failure: Callable[[], None] = lambda: None,
 ) -> ReadyHub:
     """Pull what ``specs`` (named) reference, read every manifest, build the hub and its MCP server
     (answers within ``max_tokens`` by default; ``docs_feedback`` appending to ``feedback_log`` when

@@ -53,9 +53,9 @@ class Launch:
             self._loaded += 1
         self._say_ready()
 
-    def on_failure(self, message: str) -> None:
-        """One index failed to open (``message``: one line): over HTTP the server stops; the exit
-        error says why (on stdio too, once the input ends)."""
+    def on_failure(self) -> None:
+        """One index failed to open: over HTTP the server stops; the exit error says why (on stdio
+        too, once the input ends)."""
         if self.transport == "http":
             self._failed.set()
 

@@ -125,7 +125,7 @@ def open_deferred(
     max_tokens: int = MAX_TOKENS_DEFAULT,
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
-    on_failure: Callable[[str], None] = lambda _message: None,
+    on_failure: Callable[[], None] = lambda: None,
     opening_wait: float = 0.0,
 ) -> DeferredServer:
     """:func:`open_server`, the index opened in a background thread: the server answers
@@ -133,7 +133,7 @@ def open_deferred(
 
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
-    tool error (:meth:`DeferredIndex.settle` returns it, ``on_failure`` gets it in one line);
+    tool error (:meth:`DeferredIndex.settle` returns it; ``on_failure`` runs then);
     ``on_loaded`` runs once it is open. ``opening_wait``: how long the load yields to the opening
     exchange (a stdio session's ``tools/list``: see :mod:`docs_mcp.server.deferred`).
     """
