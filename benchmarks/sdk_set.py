@@ -33,8 +33,8 @@ from docs_mcp.eval.queries import LabelledQuery, load_queries
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchMode, SearchRequest, Section
+from testkit.evaldata_sets import SDK_QUERIES
 
-QUERIES = Path(__file__).resolve().parents[1] / "tests" / "data" / "sdk_queries.jsonl"
 LANGUAGE = "language"
 _PART = re.compile(r"-part-(\d+)$")
 
@@ -68,7 +68,7 @@ class Figures:
         )
 
 
-def load_set(path: Path = QUERIES) -> list[LabelledQuery]:
+def load_set(path: Path = SDK_QUERIES) -> list[LabelledQuery]:
     """The labelled SDK questions (``docs_mcp.eval``'s query format). Raises ``ConfigError``."""
     return load_queries(path)
 
@@ -152,7 +152,7 @@ def evaluate(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument("--queries", type=Path, default=SDK_QUERIES)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--mode", choices=["hybrid", "fulltext", "vector"])
     parser.add_argument("--details", action="store_true", help="one JSON line per query after the table")

@@ -24,16 +24,11 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.app import create_server
 from docs_mcp.server.budget import estimate_tokens
-from testkit.evaldata_sets import claude_docs_queries
+from testkit.evaldata_sets import SDK_QUERIES, claude_docs_queries, question_texts
 
 pytestmark = pytest.mark.timeout(600)
 
-SDK_QUERIES = Path(__file__).resolve().parents[1] / "tests" / "data" / "sdk_queries.jsonl"
 CONTEXTS = (0, 1, 5)
-
-
-def _queries(path: Path) -> list[str]:
-    return [json.loads(line)["query"] for line in path.read_text().splitlines() if line.strip()]
 
 
 def _sizes(result: Any) -> dict[str, int]:
@@ -89,9 +84,9 @@ def _record(benchmark: BenchmarkFixture, measure: Callable[[], dict[str, list[di
 def test_answer_size_claude_docs(
     benchmark: BenchmarkFixture, claude_fulltext_index: Path, evaldata_dir: Path
 ) -> None:
-    queries = _queries(claude_docs_queries(evaldata_dir))
+    queries = question_texts(claude_docs_queries(evaldata_dir))
     _record(benchmark, lambda: anyio.run(_measure, claude_fulltext_index, queries))
 
 
 def test_answer_size_sdk(benchmark: BenchmarkFixture, corpora_index: Path) -> None:
-    _record(benchmark, lambda: anyio.run(_measure, corpora_index, _queries(SDK_QUERIES)))
+    _record(benchmark, lambda: anyio.run(_measure, corpora_index, question_texts(SDK_QUERIES)))

@@ -22,8 +22,7 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.serving import Running, docs_mcp, http_process, memory_mib
-from docs_mcp.eval import load_queries
-from testkit.evaldata_sets import claude_docs_queries
+from testkit.evaldata_sets import claude_docs_queries, question_texts
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 COUNTS = (1, 3, 10)
@@ -61,7 +60,7 @@ def test_search_and_memory_for_1_3_and_10_indexes(
         folder = tmp_path / f"lib{n}"
         shutil.copytree(claude_fulltext_index, folder)
         folders.append(folder)
-    questions = [q.query for q in load_queries(claude_docs_queries(evaldata_dir))]
+    questions = question_texts(claude_docs_queries(evaldata_dir))
     given: dict[int, list[float]] = {n: [] for n in COUNTS}
     merged: dict[int, list[float]] = {n: [] for n in COUNTS}
     figures: dict[str, float] = {}

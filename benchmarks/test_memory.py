@@ -18,8 +18,7 @@ from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.serving import docs_mcp, http_server, memory_mib, peak_rss
-from docs_mcp.eval import load_queries
-from testkit.evaldata_sets import claude_docs_queries
+from testkit.evaldata_sets import claude_docs_queries, question_texts
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -48,7 +47,7 @@ def test_build_peak_memory_claude_local(
 def test_serve_peak_memory_claude_local_hybrid(
     benchmark: BenchmarkFixture, claude_local_index: Path, evaldata_dir: Path
 ) -> None:
-    questions = [q.query for q in load_queries(claude_docs_queries(evaldata_dir))]
+    questions = question_texts(claude_docs_queries(evaldata_dir))
 
     async def ask_all(url: str) -> None:
         async with Client(url) as client:

@@ -28,12 +28,11 @@ from lancedb.query import MatchQuery
 from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from docs_mcp.eval import load_queries
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.app import create_server
 from docs_mcp.store.columns import FTS_BODY, LANCEDB_DIR, TABLE_NAME
-from testkit.evaldata_sets import claude_docs_queries
+from testkit.evaldata_sets import claude_docs_queries, question_texts
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -42,7 +41,7 @@ ROUNDS, WARMUP = 200, 20
 
 @pytest.fixture(scope="module")
 def questions(evaldata_dir: Path) -> list[str]:
-    return [query.query for query in load_queries(claude_docs_queries(evaldata_dir))]
+    return question_texts(claude_docs_queries(evaldata_dir))
 
 
 @pytest.fixture(scope="module")

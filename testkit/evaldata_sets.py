@@ -15,15 +15,26 @@ import json
 import shutil
 from pathlib import Path
 
+from docs_mcp.eval.queries import load_queries
+
 CLAUDE_DOCS = "claude-docs"
 QUERIES_FILE = "queries.jsonl"
 # Above the largest section (20,059 characters) with room to spare; small enough to stay meaningful.
 CLAUDE_DOCS_MAX_CHUNK_SIZE = 50_000
 
 
+# The labelled questions for the dub + mistral SDK corpora (tests/data/README.md).
+SDK_QUERIES = Path(__file__).resolve().parents[1] / "tests" / "data" / "sdk_queries.jsonl"
+
+
 def claude_docs_queries(evaldata_dir: Path) -> Path:
     """The labelled query file of the set (``claude-docs/queries.jsonl``)."""
     return evaldata_dir / CLAUDE_DOCS / QUERIES_FILE
+
+
+def question_texts(queries_file: Path) -> list[str]:
+    """The questions of a labelled query file, in file order."""
+    return [labelled.query for labelled in load_queries(queries_file)]
 
 
 def stage_claude_docs(evaldata_dir: Path, dest: Path) -> Path:

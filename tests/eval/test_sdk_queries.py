@@ -10,11 +10,10 @@ import pytest
 
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.eval.queries import load_queries
-from testkit.evaldata_sets import materialize_sdk_corpora
+from testkit.evaldata_sets import SDK_QUERIES, materialize_sdk_corpora
 
 pytestmark = pytest.mark.timeout(300)
 
-QUERIES = Path(__file__).resolve().parents[1] / "data" / "sdk_queries.jsonl"
 CATEGORIES = {"language-in-query", "filter", "any-language"}
 # How the questions name a language (the aliases a developer types).
 NAMED = {
@@ -25,11 +24,11 @@ NAMED = {
 
 
 def rows() -> list[dict[str, object]]:
-    return [json.loads(line) for line in QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in SDK_QUERIES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def test_the_set_loads_in_the_eval_harness_with_unique_ids_and_enough_questions() -> None:
-    loaded = load_queries(QUERIES)
+    loaded = load_queries(SDK_QUERIES)
 
     assert len(loaded) >= 40
     assert len({q.id for q in loaded}) == len(loaded)

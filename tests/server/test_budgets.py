@@ -20,23 +20,23 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY, HttpServer, start_http_server, stop
 
-from docs_mcp.eval.queries import load_queries
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.answers import BudgetTooSmall
 from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN, answer_bytes, budget_bytes, estimate_tokens
 from docs_mcp.server.cursor import CursorCodec
 from docs_mcp.server.tools import DocsTools
-from testkit.evaldata_sets import claude_docs_queries, materialize_sdk_corpora, stage_claude_docs
+from testkit.evaldata_sets import (
+    SDK_QUERIES,
+    claude_docs_queries,
+    materialize_sdk_corpora,
+    question_texts,
+    stage_claude_docs,
+)
 
 pytestmark = pytest.mark.timeout(300)
 
-SDK_QUERIES = Path(__file__).resolve().parents[1] / "data" / "sdk_queries.jsonl"
 BUDGETS = (MAX_TOKENS_MIN, 1_500, 3_000, 8_000, MAX_TOKENS_MAX)
-
-
-def _queries(path: Path) -> list[str]:
-    return [labelled.query for labelled in load_queries(path)]
 
 
 @pytest.fixture(scope="module")
@@ -92,11 +92,11 @@ def _sweep(tools: DocsTools, queries: list[str], seed: int) -> None:
 
 
 def test_budgets_hold_on_the_claude_docs_questions(claude_tools: DocsTools, evaldata_dir: Path) -> None:
-    _sweep(claude_tools, _queries(claude_docs_queries(evaldata_dir)), seed=21)
+    _sweep(claude_tools, question_texts(claude_docs_queries(evaldata_dir)), seed=21)
 
 
 def test_budgets_hold_on_the_sdk_questions(sdk_tools: DocsTools) -> None:
-    _sweep(sdk_tools, _queries(SDK_QUERIES), seed=22)
+    _sweep(sdk_tools, question_texts(SDK_QUERIES), seed=22)
 
 
 def test_a_smaller_budget_returns_fewer_whole_hits_and_says_how_many_it_held_back(
@@ -198,7 +198,7 @@ def test_a_window_cursor_is_refused_when_tampered_or_for_another_index(
 
 
 def _wire_calls() -> list[tuple[str, dict[str, Any]]]:
-    queries = _queries(SDK_QUERIES)[:6]
+    queries = question_texts(SDK_QUERIES)[:6]
     calls: list[tuple[str, dict[str, Any]]] = [
         ("search_docs", {"query": q, "limit": 50, "max_tokens": b})
         for q, b in zip(queries, (MAX_TOKENS_MIN, 1_500, 2_000, 4_000, 8_000, 20_000), strict=True)

@@ -20,7 +20,6 @@ from library_fixtures import acme_index, claude_index, example_v1, example_v2, s
 from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY
 
-from docs_mcp.eval.queries import load_queries
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.budget import (
     ENVELOPE_BYTES,
@@ -32,18 +31,13 @@ from docs_mcp.server.budget import (
 )
 from docs_mcp.server.hub_serving import ReadyHub, open_hub
 from docs_mcp.server.library import parse_index_specs
-from testkit.evaldata_sets import claude_docs_queries
+from testkit.evaldata_sets import SDK_QUERIES, claude_docs_queries, question_texts
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
 
 pytestmark = pytest.mark.timeout(300)
 
-SDK_QUERIES = Path(__file__).resolve().parents[1] / "data" / "sdk_queries.jsonl"
 BUDGETS = (MAX_TOKENS_MIN, 1_500, 3_000, 8_000, MAX_TOKENS_MAX)
-
-
-def _queries(path: Path) -> list[str]:
-    return [labelled.query for labelled in load_queries(path)]
 
 
 @pytest.fixture(scope="module")
@@ -83,8 +77,8 @@ async def test_budgets_hold_over_every_librarys_questions(client: Client, evalda
     """Each question once, at a drawn limit and budget, to its own library or to all of them (merged);
     then get_doc of its first hit at a drawn context and budget."""
     draw = random.Random(2122)
-    asked = [("claude-docs", q) for q in _queries(claude_docs_queries(evaldata_dir))]
-    asked += [("sdks", q) for q in _queries(SDK_QUERIES)]
+    asked = [("claude-docs", q) for q in question_texts(claude_docs_queries(evaldata_dir))]
+    asked += [("sdks", q) for q in question_texts(SDK_QUERIES)]
     held_back = 0
     for library, query in asked:
         limit, budget = draw.randint(1, 50), draw.choice(BUDGETS)
