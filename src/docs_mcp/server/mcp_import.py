@@ -29,7 +29,7 @@ import importlib.machinery
 import sys
 from collections.abc import Iterator
 
-from docs_mcp.store.lancedb_import import ExecutedWithin, install_lazy_packages
+from docs_mcp.store.lancedb_import import ExecutedWithin, ReplacingFinder, install_lazy_packages
 
 __all__ = ["LAZY_PACKAGES", "MODELS_BUILT_ON_FIRST_USE", "install_lazy_mcp"]
 
@@ -58,28 +58,14 @@ def _models_built_on_first_use() -> Iterator[None]:
             config["defer_build"] = before
 
 
-class _ModelsOnFirstUse(importlib.abc.MetaPathFinder):
-    """Finds the modules :data:`MODELS_BUILT_ON_FIRST_USE` the first time each is looked up, with
-    their own loader wrapped; then steps aside."""
+def _models_loader(spec: importlib.machinery.ModuleSpec) -> importlib.abc.Loader | None:
+    """The module's own loader within :func:`_models_built_on_first_use` (None: not the shape measured)."""
+    if not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+        return None
+    return ExecutedWithin(spec.loader, _models_built_on_first_use)
 
-    def __init__(self) -> None:
-        self._pending = set(MODELS_BUILT_ON_FIRST_USE)
 
-    def find_spec(
-        self, name: str, path: object = None, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        if name not in self._pending:
-            return None
-        self._pending.discard(name)
-        if not self._pending:
-            with contextlib.suppress(ValueError):
-                sys.meta_path.remove(self)
-        search = list(path) if isinstance(path, list) else None
-        spec = importlib.machinery.PathFinder.find_spec(name, search)
-        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
-            return None  # not the shape measured: imported the ordinary way
-        spec.loader = ExecutedWithin(spec.loader, _models_built_on_first_use)
-        return spec
+_MODELS = ReplacingFinder({name: _models_loader for name in MODELS_BUILT_ON_FIRST_USE})
 
 
 def install_lazy_mcp() -> bool:
@@ -87,8 +73,6 @@ def install_lazy_mcp() -> bool:
     (False also when a future ``__init__`` holds more than imports and constants: then the SDK
     imports the ordinary way). The protocol models are built on first use unless ``mcp_types`` is
     already imported."""
-    if not any(name in sys.modules for name in MODELS_BUILT_ON_FIRST_USE) and not any(
-        isinstance(finder, _ModelsOnFirstUse) for finder in sys.meta_path
-    ):
-        sys.meta_path.insert(0, _ModelsOnFirstUse())
+    if not any(name in sys.modules for name in MODELS_BUILT_ON_FIRST_USE) and _MODELS not in sys.meta_path:
+        sys.meta_path.insert(0, _MODELS)
     return install_lazy_packages(LAZY_PACKAGES)

@@ -311,16 +311,16 @@ def _lancedb_loader(spec: importlib.machinery.ModuleSpec) -> importlib.abc.Loade
     return ExecutedWithin(spec.loader, _override_markers)
 
 
-class _BeforeLancedb(importlib.abc.MetaPathFinder):
-    """A meta-path finder that finds only the replaced modules (see the module), each the first time
-    it is looked up, then steps aside."""
+LoaderFor = Callable[[importlib.machinery.ModuleSpec], importlib.abc.Loader | None]
 
-    def __init__(self) -> None:
-        self._pending: dict[str, Callable[[importlib.machinery.ModuleSpec], importlib.abc.Loader | None]] = {
-            "lancedb": _lancedb_loader,
-            **{name: _lazy_package_loader for name in LAZY_SUBPACKAGES},
-            **{name: _deferring_loader for name in DEFERRING_MODULES},
-        }
+
+class ReplacingFinder(importlib.abc.MetaPathFinder):
+    """A meta-path finder that finds only the modules it replaces, each the first time it is looked
+    up, with the loader ``loaders[name]`` makes from the module's own spec (None: not the shape
+    measured, so the ordinary import); it steps aside once every one was looked up."""
+
+    def __init__(self, loaders: dict[str, LoaderFor]) -> None:
+        self._pending = dict(loaders)
 
     def find_spec(
         self, name: str, path: object = None, target: object = None
@@ -340,7 +340,13 @@ class _BeforeLancedb(importlib.abc.MetaPathFinder):
         return spec
 
 
-_HOOK = _BeforeLancedb()
+_HOOK = ReplacingFinder(
+    {
+        "lancedb": _lancedb_loader,
+        **{name: _lazy_package_loader for name in LAZY_SUBPACKAGES},
+        **{name: _deferring_loader for name in DEFERRING_MODULES},
+    }
+)
 
 
 def install_import_hook() -> None:
