@@ -43,6 +43,14 @@ def memory_mib(pid: int, field: str = "VmRSS") -> float:
     raise AssertionError(f"no {field} for process {pid}")
 
 
+def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """:func:`memory_mib` of a running process and all its descendants, summed: a stdio server and its
+    index worker (``docs_mcp.server.index_worker``). For ``VmHWM`` the sum of the peaks, which is at
+    least the peak of the sum."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return memory_mib(pid, field) + sum(tree_memory_mib(int(child), field) for child in children)
+
+
 # Runs the command and prints its peak RSS in KiB. A child's ru_maxrss starts from the RSS of the
 # process that forked it (Linux carries the old memory's high-water mark across exec), so the command
 # is forked from this small interpreter, never from the large pytest process.

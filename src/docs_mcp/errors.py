@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 Severity = Literal["error", "warning"]
 
@@ -58,7 +58,10 @@ class Finding:
 
 
 class DocsMcpError(Exception):
-    """Base class for every error docs-mcp raises on purpose."""
+    """Base class for every error docs-mcp raises on purpose.
+
+    Each one pickles whole (the ones with fields of their own say how): the stdio server's index
+    worker sends its errors to the server process that way (``docs_mcp.server.index_worker``)."""
 
 
 class ConfigError(DocsMcpError):
@@ -82,6 +85,9 @@ class MissingExtra(ConfigError):
         super().__init__(message)
         self.extra = extra
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (see DocsMcpError)
+        return type(self), (str(self), self.extra)
+
 
 class ValidationFailed(DocsMcpError):
     """The documentation did not validate; ``findings`` holds every error and warning."""
@@ -89,6 +95,9 @@ class ValidationFailed(DocsMcpError):
     def __init__(self, message: str, findings: Sequence[Finding]) -> None:
         super().__init__(message)
         self.findings = list(findings)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (see DocsMcpError)
+        return type(self), (str(self), self.findings)
 
 
 class IndexUnavailable(DocsMcpError):
@@ -114,6 +123,9 @@ class ChunkNotFound(QueryError):
         super().__init__(message)
         self.chunk_id = chunk_id
         self.close_ids = list(close_ids)
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickled whole (see DocsMcpError)
+        return type(self), (str(self), self.chunk_id, self.close_ids)
 
 
 class CursorError(DocsMcpError):

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,12 +34,20 @@ def _extras_except(*kept: str) -> list[str]:
     return sorted(module for module, extra in EXTRA_OF_MODULE.items() if extra not in kept)
 
 
+# Run by every interpreter started with its folder on PYTHONPATH (site imports ``sitecustomize``): the
+# CLI's and the processes it starts (the stdio server's index worker), each without the extras.
+_BLOCKING_SITE = (
+    "import json, os, sys\n"
+    "for name in json.loads(os.environ.get('DOCS_MCP_TEST_BLOCKED', '[]')): sys.modules[name] = None\n"
+)
+
+
 def _run(args: list[str], *, blocked: list[str], stdin: str = "") -> tuple[int, str, str, list[str]]:
-    """Run ``docs-mcp ARGS`` with ``blocked`` modules unimportable; (exit code, stdout, stderr, the
-    top-level packages and docs_mcp modules loaded at exit)."""
+    """Run ``docs-mcp ARGS`` with ``blocked`` modules unimportable, in it and in every process it
+    starts; (exit code, stdout, stderr, the top-level packages and docs_mcp modules it had loaded at
+    exit)."""
     probe = (
         "import atexit, json, sys\n"
-        f"for name in {blocked!r}: sys.modules[name] = None\n"
         "def report():\n"
         "    loaded = [m for m, module in sys.modules.items() if module is not None]\n"
         "    shown = sorted(m for m in loaded if m.startswith('docs_mcp.') or '.' not in m)\n"
@@ -47,13 +56,17 @@ def _run(args: list[str], *, blocked: list[str], stdin: str = "") -> tuple[int, 
         "from docs_mcp.cli.main import main\n"
         f"sys.exit(main({args!r}))\n"
     )
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")]),
-    }
-    done = subprocess.run(
-        [sys.executable, "-c", probe], input=stdin, capture_output=True, text=True, env=env, timeout=100
-    )
+    with tempfile.TemporaryDirectory() as site:
+        (Path(site) / "sitecustomize.py").write_text(_BLOCKING_SITE)
+        path = [site, str(REPO_ROOT / "src"), os.environ.get("PYTHONPATH", "")]
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(path),
+            "DOCS_MCP_TEST_BLOCKED": json.dumps(blocked),
+        }
+        done = subprocess.run(
+            [sys.executable, "-c", probe], input=stdin, capture_output=True, text=True, env=env, timeout=100
+        )
     lines = done.stderr.splitlines()
     modules = (
         json.loads(lines[-1].removeprefix("MODULES ")) if lines and lines[-1].startswith("MODULES ") else []
@@ -138,11 +151,12 @@ def test_search_and_get_run_on_the_base_install(built_index: Path) -> None:
 
 
 def test_serving_over_stdio_loads_no_http_stack(built_index: Path) -> None:
-    # Input ends at once: the server opens the index, serves nothing and exits.
+    # Input ends at once: the server opens the index (in its index worker, which runs without the
+    # extras too), serves nothing and exits.
     code, _out, err, modules = _run(["serve", "--index", str(built_index)], blocked=_extras_except())
     assert code == 0, err
     assert "serving index" in err
-    assert "lancedb" in modules and "mcp" in modules
+    assert "mcp" in modules and "lancedb" not in modules  # LanceDB is the worker's
     assert [m for m in modules if m in HTTP_ONLY] == []
 
 

@@ -38,7 +38,7 @@ from docs_mcp.server.deferred import LOAD_GATE_ENV, DeferredIndex
 from docs_mcp.server.hub import Hub, Library
 from docs_mcp.server.hub_app import create_hub_server
 from docs_mcp.server.live import LiveIndex
-from docs_mcp.server.opening import open_warm
+from docs_mcp.server.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(120)

@@ -138,7 +138,27 @@ def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None
         "    refused = True\n"
         "class Later(pydantic.BaseModel):\n"
         "    x: int\n"
+        "adapter = mcp_types.client_request_adapter\n"
+        "deferred = type(adapter.validator).__name__\n"
+        "request = adapter.validate_python({'method': 'tools/list'})\n"
         "print(json.dumps([before, mcp_types.Tool.__pydantic_complete__, tool.name, refused,\n"
-        "                  'defer_build' in pydantic.BaseModel.model_config, Later.__pydantic_complete__]))"
+        "                  'defer_build' in pydantic.BaseModel.model_config, Later.__pydantic_complete__,\n"
+        "                  deferred, type(request).__name__, pydantic.TypeAdapter(int)._defer_build]))"
     )
-    assert _printed(probe) == [False, True, "x", True, False, True]
+    assert _printed(probe) == [False, True, "x", True, False, True, "MockValSer", "ListToolsRequest", False]
+
+
+def test_the_index_worker_imports_no_mcp_sdk_nor_http_stack(example_index: Path) -> None:
+    # The stdio server's index worker (docs_mcp.server.index_worker) opens and searches: the MCP SDK,
+    # its protocol models and the HTTP stack are the server process's alone.
+    modules = _loaded_after(
+        "import docs_mcp.server.index_worker, docs_mcp.server.remote_index\n"
+        "from docs_mcp.server.warm import open_warm\n"
+        "from docs_mcp.search.types import SearchRequest\n"
+        f"open_warm(__import__('pathlib').Path({str(example_index)!r})).search(SearchRequest(query='payment'))"
+    )
+    assert "lancedb" in modules
+    assert [
+        m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "starlette", "uvicorn", "anyio")
+    ] == []
+    assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []

@@ -36,7 +36,7 @@ from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, ToolSchemas
 from docs_mcp.server.tools import Answer, DocsTools
 
 if TYPE_CHECKING:
-    from docs_mcp.search.index import DocsIndex  # imports LanceDB: loaded in the background (deferred)
+    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
 
 __all__ = [
     "SERVER_NAME",
@@ -106,7 +106,7 @@ async def tool_result(
 class ServedIndex:
     """One opened index and everything the server derives from it; swapped whole (see ``live``)."""
 
-    index: DocsIndex
+    index: IndexReader
     tools: DocsTools
     entries: dict[str, _ToolEntry]
     listing: types.ListToolsResult
@@ -116,7 +116,7 @@ class ServedIndex:
 
 
 def served_index(
-    index: DocsIndex,
+    index: IndexReader,
     key: bytes,
     max_tokens: int = MAX_TOKENS_DEFAULT,
     feedback_log: Path | None = None,
@@ -146,7 +146,7 @@ def front_of(served: ServedIndex) -> Front:
 
 
 def create_server(
-    index: DocsIndex | LiveIndex[ServedIndex] | DeferredIndex[ServedIndex],
+    index: IndexReader | LiveIndex[ServedIndex] | DeferredIndex[ServedIndex],
     *,
     key: bytes | None = None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
@@ -189,7 +189,6 @@ def create_server(
     ) -> types.ListToolsResult:
         loaded = source.loaded
         if loaded is None:  # still loading (or failed): the manifest's listing is the index's
-            source.opening_answered()
             return front.listing
         # acquire() may reopen a rebuilt index: never on the event loop.
         return (await anyio.to_thread.run_sync(loaded.acquire, limiter=index_calls)).listing

@@ -8,8 +8,6 @@ instructions at its next ``initialize``.
 
 from __future__ import annotations
 
-import contextlib
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,13 +22,13 @@ from docs_mcp.server.cursor import cursor_key
 from docs_mcp.server.deferred import DeferredIndex
 from docs_mcp.server.listing import manifest_schemas
 from docs_mcp.server.live import LiveIndex
-from docs_mcp.server.startup import collector_paused
+from docs_mcp.server.warm import open_warm
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
-    from docs_mcp.search.index import DocsIndex  # imports LanceDB: loaded in the background (deferred)
+    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
 
-__all__ = ["DeferredServer", "ReadyServer", "open_deferred", "open_server", "open_warm"]
+__all__ = ["DeferredServer", "ReadyServer", "open_deferred", "open_server"]
 
 
 @dataclass(frozen=True)
@@ -38,25 +36,10 @@ class ReadyServer:
     """An opened, warmed index and its MCP server; ``startup_seconds`` is open + warm-up time.
     ``live`` holds the index being served (``index`` is the first one)."""
 
-    index: DocsIndex
+    index: IndexReader
     server: Server[Any]
     startup_seconds: float
     live: LiveIndex[ServedIndex]
-
-
-def open_warm(index_path: Path) -> DocsIndex:
-    """Open the index at ``index_path`` and run one query, so the first agent request does not pay for
-    loading it. Raises ``IndexUnavailable`` or ``IndexCompatibilityError``."""
-    # The first open imports LanceDB, pyarrow and numpy: without the collector, as the server's own
-    # imports (docs_mcp.server.startup; measured on the stdio cold start). Reopens collect as usual.
-    first = "docs_mcp.search.index" not in sys.modules
-    with collector_paused() if first else contextlib.nullcontext():
-        from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy: see open_deferred
-        from docs_mcp.search.types import SearchRequest
-
-        index = DocsIndex.open(index_path)
-        index.search(SearchRequest(query="getting started", limit=1))
-    return index
 
 
 def open_server(
@@ -126,7 +109,7 @@ def open_deferred(
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[], None] = lambda: None,
-    opening_wait: float = 0.0,
+    open_index: Callable[[Path], IndexReader] = open_warm,
 ) -> DeferredServer:
     """:func:`open_server`, the index opened in a background thread: the server answers
     ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
@@ -134,8 +117,8 @@ def open_deferred(
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it; ``on_failure`` runs then);
-    ``on_loaded`` runs once it is open. ``opening_wait``: how long the load yields to the opening
-    exchange (a stdio session's ``tools/list``: see :mod:`docs_mcp.server.deferred`).
+    ``on_loaded`` runs once it is open. ``open_index`` opens and warms a folder (a stdio
+    server's: in its index worker, :mod:`docs_mcp.server.remote_index`).
     """
     path = Path(index_path)
     manifest = read_manifest(path)
@@ -144,7 +127,7 @@ def open_deferred(
     swapped = _on_swap(servers, on_swap)
 
     def open_state(where: Path) -> ServedIndex:
-        index = open_warm(where)
+        index = open_index(where)
         # The schemas of what was published: the manifest's examples only (see docs_mcp.server.deferred).
         schemas = manifest_schemas(index.manifest, max_tokens, index.config.facets)
         return served_index(index, signing_key, max_tokens, feedback_log, schemas)
@@ -155,7 +138,6 @@ def open_deferred(
         where=path,
         on_loaded=on_loaded,
         on_failure=on_failure,
-        opening_wait=opening_wait,
     )
     servers.append(create_server(deferred, max_tokens=max_tokens, feedback_log=feedback_log))
     deferred.start()

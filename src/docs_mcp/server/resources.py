@@ -20,7 +20,7 @@ from docs_mcp.search.types import Section
 from docs_mcp.server.cursor import RESOURCES, CursorCodec
 
 if TYPE_CHECKING:
-    from docs_mcp.search.index import DocsIndex  # imports LanceDB: the server loads it in the background
+    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
 
 __all__ = ["MIME_TYPE", "PAGE_SIZE", "SCHEME", "DocsResources", "chunk_id_of", "resource_uri"]
 
@@ -44,7 +44,7 @@ def chunk_id_of(uri: str) -> str | None:
 class DocsResources:
     """The resources of one index; ``enabled`` is False when its taxonomy marks no value."""
 
-    def __init__(self, index: DocsIndex, codec: CursorCodec) -> None:
+    def __init__(self, index: IndexReader, codec: CursorCodec) -> None:
         self._index = index
         self._codec = codec
         self.enabled = bool(index.resource_values)

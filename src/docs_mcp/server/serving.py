@@ -8,8 +8,9 @@ opens in the background (:mod:`docs_mcp.server.deferred`): a folder at once, an 
 once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub_serving`.
 
 Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
-:mod:`docs_mcp.server.startup`), LanceDB in the background, and only the chosen transport, so
-serving over stdio never loads this package's HTTP module.
+:mod:`docs_mcp.server.startup`), LanceDB in the background (over stdio in the index worker, which
+is started first: :mod:`docs_mcp.server.index_worker`), and only the chosen transport, so serving
+over stdio never loads this package's HTTP module.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import importlib
 import math
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -32,9 +34,12 @@ from docs_mcp.server.options import (
     RegistryOptions,
     Transport,
 )
+from docs_mcp.server.remote_index import IndexWorker
 from docs_mcp.server.startup import collector_paused
+from docs_mcp.server.warm import open_warm
 
 if TYPE_CHECKING:
+    from docs_mcp.search.reader import IndexReader
     from docs_mcp.server.launch import Launch
     from docs_mcp.server.opening import DeferredServer
 
@@ -82,6 +87,31 @@ def serve(
     budget = (
         max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
     )
+    # Over stdio the indexes open in an index worker process started before anything else, so that
+    # it imports LanceDB while this process imports the MCP SDK (docs_mcp.server.index_worker).
+    # Over HTTP they open in this process: a long-running server starts once, and one process is
+    # less memory per replica.
+    worker = IndexWorker.spawn() if transport == "stdio" else None
+    opener = open_warm if worker is None else worker.open
+    try:
+        _serve_index(index, transport, http, options, announce, budget, feedback_log, opener)
+    finally:
+        if worker is not None:
+            worker.close()
+
+
+def _serve_index(
+    index: Path | str | Sequence[str],
+    transport: Transport,
+    http: HttpOptions | None,
+    options: RegistryOptions,
+    announce: Callable[[str], None],
+    max_tokens: int,
+    feedback_log: Path | None,
+    open_index: Callable[[Path], IndexReader],
+) -> None:
+    """:func:`serve` once its options are checked: several libraries, or one index, opened with
+    ``open_index``."""
     if not isinstance(index, (str, Path)):
         from docs_mcp.server.library import parse_index_specs
 
@@ -94,9 +124,10 @@ def serve(
                 transport=transport,
                 http=http,
                 announce=announce,
-                registry=registry,
-                max_tokens=budget,
+                registry=options,
+                max_tokens=max_tokens,
                 feedback_log=feedback_log,
+                open_index=open_index,
             )
             return
         index = specs[0].reference
@@ -110,7 +141,7 @@ def serve(
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
-    _serve_one(index, transport, http, options, announce, budget, feedback_log)
+    _serve_one(index, transport, http, options, announce, max_tokens, feedback_log, open_index)
 
 
 def _serve_one(
@@ -121,21 +152,21 @@ def _serve_one(
     announce: Callable[[str], None],
     max_tokens: int,
     feedback_log: Path | None,
+    open_index: Callable[[Path], IndexReader],
 ) -> None:
     """Serve one index (a folder, or ``oci://REF`` pulled first): listening (or reading stdin) at
     once, ``initialize`` and ``tools/list`` answered from its manifest while it opens in the
-    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`)."""
+    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`) with ``open_index``."""
     from docs_mcp.server.health import index_health
     from docs_mcp.server.launch import Launch
 
     launch = Launch(transport, announce)
+    opening = _Opening(launch, open_index, max_tokens, feedback_log)
     artifact: dict[str, Any] = {}  # what /healthz adds for an oci:// index: the artifact served
     if str(index).startswith(OCI_SCHEME):
-        opened, stop_following = _from_registry(
-            str(index), options, artifact, launch, announce, max_tokens, feedback_log
-        )
+        opened, stop_following = _from_registry(str(index), options, artifact, opening, announce)
     else:
-        opened = _from_folder(Path(index), options, launch, announce, max_tokens, feedback_log)
+        opened = _from_folder(Path(index), options, opening, announce)
         stop_following = _nothing
     manifest = opened.manifest
     summary = f"index {manifest.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files)"
@@ -155,41 +186,47 @@ def _nothing() -> None:
     """Nothing to stop."""
 
 
-def _open_deferred(path: Path, launch: Launch, **settings: Any) -> DeferredServer:
-    """:func:`docs_mcp.server.opening.open_deferred` with the launch's load callbacks, the server
-    stack and the transport imported with the collector paused (see docs_mcp.server.startup)."""
-    with collector_paused():
-        from docs_mcp.server.deferred import OPENING_WAIT
-        from docs_mcp.server.opening import open_deferred
+@dataclass(frozen=True)
+class _Opening:
+    """How :func:`_serve_one` opens its index: the launch's load callbacks, the opener (in the index
+    worker or in this process) and the serving settings."""
 
-        importlib.import_module(f"docs_mcp.server.{launch.transport}")  # the transport's stack too
-        # Over stdio the load yields to the session's opening exchange (docs_mcp.server.deferred).
-        wait = OPENING_WAIT if launch.transport == "stdio" else 0.0
-        return open_deferred(
-            path, on_loaded=launch.on_loaded, on_failure=launch.on_failure, opening_wait=wait, **settings
-        )
+    launch: Launch
+    open_index: Callable[[Path], IndexReader]
+    max_tokens: int
+    feedback_log: Path | None
+
+    def deferred(self, path: Path, **settings: Any) -> DeferredServer:
+        """:func:`docs_mcp.server.opening.open_deferred` of ``path``, the server stack and the
+        transport imported with the collector paused (see docs_mcp.server.startup)."""
+        with collector_paused():
+            from docs_mcp.server.opening import open_deferred
+
+            transport = self.launch.transport
+            importlib.import_module(f"docs_mcp.server.{transport}")  # the transport's stack too
+            return open_deferred(
+                path,
+                on_loaded=self.launch.on_loaded,
+                on_failure=self.launch.on_failure,
+                open_index=self.open_index,
+                max_tokens=self.max_tokens,
+                feedback_log=self.feedback_log,
+                **settings,
+            )
 
 
 def _from_folder(
-    index: Path,
-    options: RegistryOptions,
-    launch: Launch,
-    announce: Callable[[str], None],
-    max_tokens: int,
-    feedback_log: Path | None,
+    index: Path, options: RegistryOptions, opening: _Opening, announce: Callable[[str], None]
 ) -> DeferredServer:
     """A local index folder, reopened whenever a build replaces it."""
     if options.refresh_interval is not None:
         raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
-    return _open_deferred(
+    return opening.deferred(
         index,
-        launch,
         watch=True,
         on_swap=lambda served, path: announce(
             f"{path} was rebuilt: now serving index {served.index.identity}"
         ),
-        max_tokens=max_tokens,
-        feedback_log=feedback_log,
     )
 
 
@@ -197,10 +234,8 @@ def _from_registry(
     reference: str,
     options: RegistryOptions,
     artifact: dict[str, Any],
-    launch: Launch,
+    opening: _Opening,
     announce: Callable[[str], None],
-    max_tokens: int,
-    feedback_log: Path | None,
 ) -> tuple[DeferredServer, Callable[[], None]]:
     """Pull ``reference`` (the manifest comes with it: a failed pull stops here), open it in the
     background and (with a refresh interval) follow its tag."""
@@ -211,7 +246,7 @@ def _from_registry(
         raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
     pulled = source.start()
     artifact["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
-    opened = _open_deferred(pulled.path, launch, max_tokens=max_tokens, feedback_log=feedback_log)
+    opened = opening.deferred(pulled.path)
     if options.refresh_interval is None:
         return opened, _nothing
 

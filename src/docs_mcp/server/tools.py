@@ -35,7 +35,7 @@ from docs_mcp.server.tool_schema import (
 )
 
 if TYPE_CHECKING:
-    from docs_mcp.search.index import DocsIndex  # imports LanceDB: the server loads it in the background
+    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
 
 Answer = tuple[dict[str, Any], str]  # the structured result and its text
 SCORE_DIGITS = 3
@@ -46,7 +46,7 @@ class DocsTools:
 
     def __init__(
         self,
-        index: DocsIndex,
+        index: IndexReader,
         codec: CursorCodec,
         max_tokens: int = MAX_TOKENS_DEFAULT,
         schemas: ToolSchemas | None = None,
@@ -229,7 +229,7 @@ def fitted_page(
 
 
 def fitted_window(
-    index: DocsIndex,
+    index: IndexReader,
     chunk_id: str,
     context: int,
     resume: tuple[int, int],
