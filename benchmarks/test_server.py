@@ -414,7 +414,8 @@ def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
     """Spawn ``docs-mcp serve`` over stdio: seconds to the ``initialize``, ``tools/list`` and first
     search answers, each over ``python -c "import lancedb"`` timed alternately in the same run (the
     issue's yardstick: the plain import, REST client included). The first two are answered from the
-    manifest while the index stack loads in the background (``docs_mcp.server.deferred``)."""
+    manifest while the index worker, a process of its own, loads the index stack
+    (``docs_mcp.server.index_worker``)."""
     command = serve_command(corpora_index)
     runs: list[list[float]] = []
     lancedb_import: list[float] = []
@@ -423,7 +424,9 @@ def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
         runs.append(_timeline(command))
         lancedb_import.append(_spawn_seconds("import lancedb")[0])
 
-    benchmark.pedantic(one_round, rounds=7, iterations=1, warmup_rounds=1)
+    # Each round's ratio pairs the two spawns of that round, so a machine whose speed drifts during
+    # the run (a shared one's does) moves both; the gated figure is the median of those ratios.
+    benchmark.pedantic(one_round, rounds=15, iterations=1, warmup_rounds=1)
     runs, lancedb_import = runs[1:], lancedb_import[1:]  # the warm-up round fills the page cache
     floor = statistics.median(lancedb_import)
     figures: dict[str, float] = {"import_lancedb_s": floor}
@@ -431,7 +434,7 @@ def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
         seconds = statistics.median(run[position] for run in runs)
         ratios = [run[position] / lancedb for run, lancedb in zip(runs, lancedb_import, strict=True)]
         figures[f"{name}_s"] = seconds
-        figures[f"{name}_over_import_lancedb"] = seconds / floor
+        figures[f"{name}_over_import_lancedb"] = statistics.median(ratios)
         figures[f"{name}_over_import_lancedb_min"] = min(ratios)
         figures[f"{name}_over_import_lancedb_max"] = max(ratios)
     benchmark.extra_info.update({k: round(v, 3) for k, v in figures.items()})

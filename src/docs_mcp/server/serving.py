@@ -92,26 +92,33 @@ def serve(
     # Over HTTP they open in this process: a long-running server starts once, and one process is
     # less memory per replica.
     worker = IndexWorker.spawn() if transport == "stdio" else None
-    opener = open_warm if worker is None else worker.open
+    serving = _Serving(
+        transport, http, options, announce, budget, feedback_log, open_warm if worker is None else worker.open
+    )
     try:
-        _serve_index(index, transport, http, options, announce, budget, feedback_log, opener)
+        _serve_index(index, serving)
     finally:
         if worker is not None:
             worker.close()
 
 
-def _serve_index(
-    index: Path | str | Sequence[str],
-    transport: Transport,
-    http: HttpOptions | None,
-    options: RegistryOptions,
-    announce: Callable[[str], None],
-    max_tokens: int,
-    feedback_log: Path | None,
-    open_index: Callable[[Path], IndexReader],
-) -> None:
-    """:func:`serve` once its options are checked: several libraries, or one index, opened with
-    ``open_index``."""
+@dataclass(frozen=True)
+class _Serving:
+    """What :func:`serve` was asked, checked, and how it opens indexes: ``open_index`` (in the index
+    worker, or in this process)."""
+
+    transport: Transport
+    http: HttpOptions | None
+    registry: RegistryOptions
+    announce: Callable[[str], None]
+    max_tokens: int
+    feedback_log: Path | None
+    open_index: Callable[[Path], IndexReader]
+
+
+def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
+    """:func:`serve` once its options are checked: several libraries, or one index."""
+    options = serving.registry
     if not isinstance(index, (str, Path)):
         from docs_mcp.server.library import parse_index_specs
 
@@ -121,13 +128,13 @@ def _serve_index(
                 from docs_mcp.server.hub_serving import serve_hub
             serve_hub(
                 specs,
-                transport=transport,
-                http=http,
-                announce=announce,
+                transport=serving.transport,
+                http=serving.http,
+                announce=serving.announce,
                 registry=options,
-                max_tokens=max_tokens,
-                feedback_log=feedback_log,
-                open_index=open_index,
+                max_tokens=serving.max_tokens,
+                feedback_log=serving.feedback_log,
+                open_index=serving.open_index,
             )
             return
         index = specs[0].reference
@@ -141,42 +148,32 @@ def _serve_index(
         raise UsageError(
             f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
-    _serve_one(index, transport, http, options, announce, max_tokens, feedback_log, open_index)
+    _serve_one(index, serving)
 
 
-def _serve_one(
-    index: Path | str,
-    transport: Transport,
-    http: HttpOptions | None,
-    options: RegistryOptions,
-    announce: Callable[[str], None],
-    max_tokens: int,
-    feedback_log: Path | None,
-    open_index: Callable[[Path], IndexReader],
-) -> None:
+def _serve_one(index: Path | str, serving: _Serving) -> None:
     """Serve one index (a folder, or ``oci://REF`` pulled first): listening (or reading stdin) at
     once, ``initialize`` and ``tools/list`` answered from its manifest while it opens in the
-    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`) with ``open_index``."""
+    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`)."""
     from docs_mcp.server.health import index_health
     from docs_mcp.server.launch import Launch
 
-    launch = Launch(transport, announce)
-    opening = _Opening(launch, open_index, max_tokens, feedback_log)
+    opening = _Opening(Launch(serving.transport, serving.announce), serving)
     artifact: dict[str, Any] = {}  # what /healthz adds for an oci:// index: the artifact served
     if str(index).startswith(OCI_SCHEME):
-        opened, stop_following = _from_registry(str(index), options, artifact, opening, announce)
+        opened, stop_following = _from_registry(str(index), artifact, opening)
     else:
-        opened = _from_folder(Path(index), options, opening, announce)
+        opened = _from_folder(Path(index), opening)
         stop_following = _nothing
     manifest = opened.manifest
     summary = f"index {manifest.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files)"
     try:
-        launch.serve(
+        opening.launch.serve(
             opened.server,
             [opened.index],
             summary,
             health=lambda: {**index_health(opened.index), **artifact},
-            http=http,
+            http=serving.http,
         )
     finally:
         stop_following()
@@ -188,13 +185,10 @@ def _nothing() -> None:
 
 @dataclass(frozen=True)
 class _Opening:
-    """How :func:`_serve_one` opens its index: the launch's load callbacks, the opener (in the index
-    worker or in this process) and the serving settings."""
+    """How :func:`_serve_one` opens its index: with the launch's load callbacks, as ``serving`` says."""
 
     launch: Launch
-    open_index: Callable[[Path], IndexReader]
-    max_tokens: int
-    feedback_log: Path | None
+    serving: _Serving
 
     def deferred(self, path: Path, **settings: Any) -> DeferredServer:
         """:func:`docs_mcp.server.opening.open_deferred` of ``path``, the server stack and the
@@ -202,25 +196,23 @@ class _Opening:
         with collector_paused():
             from docs_mcp.server.opening import open_deferred
 
-            transport = self.launch.transport
-            importlib.import_module(f"docs_mcp.server.{transport}")  # the transport's stack too
+            importlib.import_module(f"docs_mcp.server.{self.serving.transport}")  # its stack too
             return open_deferred(
                 path,
                 on_loaded=self.launch.on_loaded,
                 on_failure=self.launch.on_failure,
-                open_index=self.open_index,
-                max_tokens=self.max_tokens,
-                feedback_log=self.feedback_log,
+                open_index=self.serving.open_index,
+                max_tokens=self.serving.max_tokens,
+                feedback_log=self.serving.feedback_log,
                 **settings,
             )
 
 
-def _from_folder(
-    index: Path, options: RegistryOptions, opening: _Opening, announce: Callable[[str], None]
-) -> DeferredServer:
+def _from_folder(index: Path, opening: _Opening) -> DeferredServer:
     """A local index folder, reopened whenever a build replaces it."""
-    if options.refresh_interval is not None:
+    if opening.serving.registry.refresh_interval is not None:
         raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
+    announce = opening.serving.announce
     return opening.deferred(
         index,
         watch=True,
@@ -231,16 +223,13 @@ def _from_folder(
 
 
 def _from_registry(
-    reference: str,
-    options: RegistryOptions,
-    artifact: dict[str, Any],
-    opening: _Opening,
-    announce: Callable[[str], None],
+    reference: str, artifact: dict[str, Any], opening: _Opening
 ) -> tuple[DeferredServer, Callable[[], None]]:
     """Pull ``reference`` (the manifest comes with it: a failed pull stops here), open it in the
     background and (with a refresh interval) follow its tag."""
     from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 
+    options, announce = opening.serving.registry, opening.serving.announce
     source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
     if options.refresh_interval is not None and source.reference.digest:
         raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
