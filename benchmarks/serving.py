@@ -47,7 +47,10 @@ def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
     """:func:`memory_mib` of a running process and all its descendants, summed: a stdio server and its
     index worker (``docs_mcp.server.index_worker``). For ``VmHWM`` the sum of the peaks, which is at
     least the peak of the sum."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    # Each thread's children: a worker started again after one died is an index thread's child.
+    children = [
+        c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()
+    ]
     return memory_mib(pid, field) + sum(tree_memory_mib(int(child), field) for child in children)
 
 

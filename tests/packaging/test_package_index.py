@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -148,6 +149,8 @@ def test_upload_then_install_build_and_search_from_the_index(
     assert found.returncode == 0, found.stderr
     page = json.loads(found.stdout)
     assert page["mode"] == "hybrid" and page["hits"]
+    # Served over stdio as an MCP client spawns it: the installed index worker answers the search.
+    assert _stdio_search(command, out, environment)["mode"] == "hybrid"
     origin = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import docs_mcp, importlib.resources as r; print(docs_mcp.__file__);"
@@ -166,3 +169,34 @@ def test_upload_then_install_build_and_search_from_the_index(
         **run | {"env": environment | {"UV_TOOL_DIR": str(tmp_path / "tools")}},  # type: ignore[call-overload]
     )  # fmt: skip
     assert uvx.returncode == 0 and uvx.stdout.strip() == f"docs-mcp {__version__}", uvx.stderr
+
+
+def _stdio_search(command: str, index: Path, environment: dict[str, str]) -> dict[str, Any]:
+    """``search_docs`` asked of ``command serve --index INDEX`` over stdio: its structured result."""
+    session = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "search_docs", "arguments": {"query": "retry with backoff"}}},
+    ]  # fmt: skip
+    process = subprocess.Popen(
+        [command, "serve", "--index", str(index)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    with process:
+        process.stdin.write("".join(json.dumps(message) + "\n" for message in session))
+        process.stdin.flush()
+        replies = (json.loads(line) for line in process.stdout)
+        answer = next(reply for reply in replies if reply.get("id") == 2)
+        process.stdin.close()  # how a client ends the session: the server exits 0
+        assert process.wait(30) == 0, process.stderr.read() if process.stderr else ""
+    result: dict[str, Any] = answer["result"]
+    assert not result.get("isError"), result
+    return dict(result["structuredContent"])

@@ -4,7 +4,9 @@ server searching through it, with LanceDB loaded in the worker only."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import json
 import os
 import shutil
 import signal
@@ -12,7 +14,9 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp import Client, StdioServerParameters
@@ -23,7 +27,8 @@ from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.index_worker import OPENED_ATTRIBUTES
-from docs_mcp.server.remote_index import WORKER_MODULE, IndexWorker
+from docs_mcp.server.remote_index import IndexWorker
+from docs_mcp.server.worker_process import WORKER_MODULE
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -113,51 +118,6 @@ def test_an_index_the_server_drops_is_closed_in_the_worker(worker: IndexWorker, 
     assert kept.search(REQUESTS[0]).hits
 
 
-def test_a_worker_that_dies_fails_every_call_with_an_error_that_says_so(
-    worker: IndexWorker, example_index: Path
-) -> None:
-    remote = worker.open(example_index)
-    os.kill(worker.pid, signal.SIGKILL)
-    for _ in range(2):  # the call that finds it dead, and every later one
-        with pytest.raises(IndexUnavailable, match=r"index worker process ended \(signal 9\)"):
-            remote.search(REQUESTS[0])
-    with pytest.raises(IndexUnavailable, match="ended"):
-        worker.open(example_index)
-    worker.close()  # and closing it still returns
-
-
-def _children(pid: int) -> list[int]:
-    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def _maps_lancedb(pid: int) -> bool:
-    """Whether the process has LanceDB's native library mapped."""
-    return "lancedb" in Path(f"/proc/{pid}/maps").read_text()
-
-
-def _started_stdio(index: Path | str, *more: str) -> tuple[subprocess.Popen[str], list[str]]:
-    process = subprocess.Popen(
-        serve_command(index, *more),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=server_env(),
-        start_new_session=True,  # a process group of its own, as a terminal's foreground job
-    )
-    lines: list[str] = []
-    ready = threading.Event()
-    threading.Thread(target=pump_lines, args=(process.stderr, lines, ready, "on stdio"), daemon=True).start()
-    assert ready.wait(30), "".join(lines)
-    return process, lines
-
-
-def _worker_of(process: subprocess.Popen[str]) -> int:
-    (worker,) = _children(process.pid)
-    assert WORKER_MODULE in Path(f"/proc/{worker}/cmdline").read_text()
-    return worker
-
-
 def _gone(pid: int, deadline: float = 15.0) -> bool:
     end = time.monotonic() + deadline
     while time.monotonic() < end:
@@ -169,16 +129,104 @@ def _gone(pid: int, deadline: float = 15.0) -> bool:
     return False
 
 
+def test_a_worker_that_dies_is_replaced_and_what_it_held_opened_again(
+    worker: IndexWorker, example_index: Path, docs_index: DocsIndex
+) -> None:
+    remote = worker.open(example_index)
+    first = worker.pid
+    os.kill(first, signal.SIGKILL)
+    assert _gone(first)  # reaped by the worker's reader once its pipe closed
+    assert remote.search(REQUESTS[0]) == docs_index.search(REQUESTS[0])
+    assert worker.pid != first and len(worker.handles()) == 1
+
+
+def test_a_call_the_dying_worker_was_answering_says_to_call_again(example_index: Path) -> None:
+    with IndexWorker.spawn() as worker:
+        opening = ThreadPoolExecutor(1).submit(worker.open, example_index)  # waits for the imports
+        time.sleep(0.1)
+        os.kill(worker.pid, signal.SIGKILL)
+        with pytest.raises(
+            IndexUnavailable, match=r"ended \(signal 9\); this call was lost with it: call again"
+        ):
+            opening.result(30)
+        assert worker.open(example_index).search(REQUESTS[0]).hits  # the next call has a new worker
+
+
+def test_a_worker_that_keeps_dying_leaves_every_call_an_error_that_says_so(example_index: Path) -> None:
+    with IndexWorker.spawn(respawns=1) as worker:
+        remote = worker.open(example_index)
+        for round_ in range(2):
+            dead = worker.pid
+            os.kill(dead, signal.SIGKILL)
+            assert _gone(dead)
+            if round_ == 0:
+                assert remote.search(REQUESTS[0]).hits  # replaced once
+        for _ in range(2):  # the call that finds it dead, and every later one
+            with pytest.raises(
+                IndexUnavailable, match=r"ended \(signal 9\); it ended 2 times .* restart the server"
+            ):
+                remote.search(REQUESTS[0])
+        with pytest.raises(IndexUnavailable, match="restart the server"):
+            worker.open(example_index)
+
+
+def _children(pid: int) -> list[int]:
+    """The process's children, whichever of its threads started them (a new worker: an index thread)."""
+    tasks = Path(f"/proc/{pid}/task").iterdir()
+    return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+
+
+def _maps_lancedb(pid: int) -> bool:
+    """Whether the process has LanceDB's native library mapped."""
+    return "lancedb" in Path(f"/proc/{pid}/maps").read_text()
+
+
+@contextlib.contextmanager
+def _started_stdio(index: Path | str, *more: str) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
+    """The stdio server, ready, and what it writes to stderr; killed at the end if still running (a
+    failing test must not wait on a server whose input is still open)."""
+    process = subprocess.Popen(
+        serve_command(index, *more),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=server_env(),
+        start_new_session=True,  # a process group of its own, as a terminal's foreground job
+    )
+    lines: list[str] = []
+    ready = threading.Event()
+    pump = threading.Thread(target=pump_lines, args=(process.stderr, lines, ready, "on stdio"), daemon=True)
+    pump.start()
+    try:
+        assert ready.wait(30), "".join(lines)
+        yield process, lines
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(10)
+        pump.join(10)
+        for stream in (process.stdin, process.stdout, process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):  # a pipe the server had stopped reading
+                    stream.close()
+
+
+def _worker_of(process: subprocess.Popen[str]) -> int:
+    (worker,) = _children(process.pid)
+    assert WORKER_MODULE in Path(f"/proc/{worker}/cmdline").read_text()
+    return worker
+
+
 @pytest.mark.parametrize("libraries", [1, 2], ids=["one-index", "two-libraries"])
 def test_the_stdio_server_loads_lancedb_in_its_worker_only(
     example_index: Path, tmp_path: Path, libraries: int
 ) -> None:
-    if libraries == 1:
-        process, lines = _started_stdio(example_index)
-    else:
+    indexes: tuple[str, ...] = (str(example_index),)
+    if libraries == 2:
         shutil.copytree(example_index, tmp_path / "copy")
-        process, lines = _started_stdio(f"acme={example_index}", "--index", f"copy={tmp_path / 'copy'}")
-    with process:
+        indexes = (f"acme={example_index}", "--index", f"copy={tmp_path / 'copy'}")
+    with _started_stdio(*indexes) as (process, lines):
         worker = _worker_of(process)
         assert _maps_lancedb(worker) and not _maps_lancedb(process.pid)
         assert process.stdin is not None
@@ -186,6 +234,41 @@ def test_the_stdio_server_loads_lancedb_in_its_worker_only(
         assert process.wait(15) == 0, "".join(lines)
     assert _gone(worker)
     assert "Traceback" not in "".join(lines)
+
+
+def _rpc(process: subprocess.Popen[str], message: dict[str, Any]) -> dict[str, Any]:
+    """Send one JSON-RPC message over the server's stdio; its reply when it has an id."""
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps(message) + "\n")
+    process.stdin.flush()
+    if "id" not in message:
+        return {}
+    for line in process.stdout:
+        reply: dict[str, Any] = json.loads(line)
+        if reply.get("id") == message["id"]:
+            return reply
+    raise AssertionError("the server closed its output")
+
+
+def test_a_session_goes_on_when_its_worker_is_killed(example_index: Path) -> None:
+    search = {"name": "search_docs", "arguments": {"query": "create a payment"}}
+    with _started_stdio(example_index) as (process, lines):
+        client = {"name": "t", "version": "1"}
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client}
+        _rpc(process, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        _rpc(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"jsonrpc": "2.0", "method": "tools/call", "params": search}
+        before = _rpc(process, {**call, "id": 2})["result"]
+        first = _worker_of(process)
+        os.kill(first, signal.SIGKILL)  # as the OOM killer would
+        assert _gone(first)
+        after = _rpc(process, {**call, "id": 3})["result"]
+        assert not after.get("isError") and after["structuredContent"] == before["structuredContent"]
+        assert _worker_of(process) != first
+        assert process.stdin is not None
+        process.stdin.close()
+        assert process.wait(15) == 0, "".join(lines)
+    assert "starting a new one" in "".join(lines)
 
 
 @pytest.mark.parametrize(
@@ -196,8 +279,7 @@ def test_the_stdio_server_loads_lancedb_in_its_worker_only(
 def test_the_worker_never_outlives_its_server(
     example_index: Path, sig: signal.Signals, to_group: bool, status: int
 ) -> None:
-    process, lines = _started_stdio(example_index)
-    with process:
+    with _started_stdio(example_index) as (process, lines):
         worker = _worker_of(process)
         if to_group:
             os.killpg(process.pid, sig)

@@ -1,15 +1,19 @@
 """The stdio server's side of its index worker (:mod:`docs_mcp.server.index_worker`, which says why
-there is one): :class:`IndexWorker` starts the process and carries calls to it,
+there is one): :class:`IndexWorker` runs the worker process
+(:class:`~docs_mcp.server.worker_process.WorkerProcess`) and carries calls to it,
 :class:`RemoteIndex` is an index opened there, read through the same protocol as one opened here
 (:class:`docs_mcp.search.reader.IndexReader`), so every server feature works over it unchanged.
 
-Calls are blocking, from the server's index threads as in-process reads are; a reader thread hands
-each reply to the call waiting for it, so calls run concurrently. An error raised in the worker is
-raised here as it was (``DocsMcpError`` classes pickle whole; another exception's traceback is in
-the worker's log, and one that does not pickle arrives as ``RuntimeError`` naming it). When the
-worker ends while the server still runs (it crashed, or was killed), every call waiting and every
-later one raises ``IndexUnavailable`` naming how it ended: a tool error the agent sees, never a
-hang.
+Calls are blocking, from the server's index threads as in-process reads are, and run concurrently.
+An error raised in the worker is raised here as it was (``DocsMcpError`` classes pickle whole;
+another exception's traceback is in the worker's log, and one that does not pickle arrives as
+``RuntimeError`` naming it).
+
+A worker that ends while the server runs (it crashed, or the kernel's OOM killer chose it, the
+largest process) fails the calls it was answering, with an error that says to call again; the next
+call starts a new worker and opens in it what the old one held, so the session goes on. At most
+:data:`RESPAWNS` times within :data:`RESPAWN_WINDOW` seconds: a worker that keeps dying (a corrupt
+file, too little memory) leaves every call an error that says to restart the server.
 
 An index the server stops using (a rebuilt folder swapped in) is closed in the worker with the
 next call after it was collected here, so the worker holds what the server holds.
@@ -18,160 +22,171 @@ next call after it was collected here, so the worker holds what the server holds
 from __future__ import annotations
 
 import collections
-import contextlib
 import itertools
 import logging
-import os
-import subprocess
-import sys
 import threading
+import time
 import weakref
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import IndexUnavailable
-from docs_mcp.server.worker_frames import Failure, Request, read_frame, write_frame
+from docs_mcp.server.worker_process import WorkerProcess
 
 if TYPE_CHECKING:
     from docs_mcp.search.config import SearchConfig
     from docs_mcp.search.types import SearchPage, SearchRequest, Section, SectionWindow
     from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["IndexWorker", "RemoteIndex"]
+__all__ = ["RESPAWNS", "RESPAWN_WINDOW", "IndexWorker", "RemoteIndex"]
 
 logger = logging.getLogger(__name__)
 
-WORKER_MODULE = "docs_mcp.server.index_worker"
-# Set for the worker unless the environment sets them. numpy's OpenBLAS starts a thread per core when
-# it loads, which spins for a while: on the core the server's own start runs on. Nothing the index
-# does multiplies matrices large enough for threads to help (LanceDB searches in Rust). Measured
-# paired over cold starts, both tools/list and the first result come sooner (README, measured table).
-_WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
-# How long the end of a worker is waited for: its exit once stopped, or once its input has ended.
-_CLOSE_TIMEOUT = 10.0
+RESPAWNS = 3  # new workers started within RESPAWN_WINDOW seconds before a dying one is final
+RESPAWN_WINDOW = 600.0
+
+
+@dataclass(frozen=True)
+class _Opened:
+    """An index the server holds: its folder and identity, and its handle in ``process``."""
+
+    path: str
+    identity: str
+    handle: int
+    process: WorkerProcess
 
 
 class IndexWorker:
-    """One index worker process; start it with :meth:`spawn` as early as the server can, open
-    indexes in it with :meth:`open`, end it with :meth:`close` (also a context manager)."""
+    """The index worker of one server; start it with :meth:`spawn` as early as the server can, open
+    indexes in it with :meth:`open`, end it with :meth:`close` (also a context manager). Indexes are
+    known here by keys of their own, which outlive a worker replaced (see the module)."""
 
-    def __init__(self, process: subprocess.Popen[bytes]) -> None:
-        assert process.stdin is not None and process.stdout is not None
+    def __init__(self, process: WorkerProcess, respawns: int = RESPAWNS) -> None:
         self._process = process
-        self._requests: IO[bytes] = process.stdin
-        self._replies: IO[bytes] = process.stdout
-        self._write = threading.Lock()
-        self._calls = itertools.count(1)
-        self._waiting: dict[int, Future[Any]] = {}
+        self._respawns = respawns
+        self._respawned: collections.deque[float] = collections.deque()
+        self._lock = threading.Lock()  # the process, the opened indexes
+        self._reopening = threading.Lock()  # one reopen at a time after a new worker started
+        self._keys = itertools.count(1)
+        self._opened: dict[int, _Opened] = {}
         self._released: collections.deque[int] = collections.deque()
-        self._ended: IndexUnavailable | None = None
-        self._reader = threading.Thread(target=self._read_replies, name="docs-mcp-index-replies", daemon=True)
-        self._reader.start()
+        self._closed = False
 
     @classmethod
-    def spawn(cls) -> IndexWorker:
-        """Start the worker (``python -m docs_mcp.server.index_worker``, this interpreter): it begins
-        importing the index stack at once. Its stderr is this process's."""
-        process = subprocess.Popen(
-            [sys.executable, "-m", WORKER_MODULE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env={**os.environ, **{name: os.environ.get(name, value) for name, value in _WORKER_ENV.items()}},
-        )
-        return cls(process)
+    def spawn(cls, respawns: int = RESPAWNS) -> IndexWorker:
+        """Start the worker: it begins importing the index stack at once."""
+        return cls(WorkerProcess.start(), respawns)
 
     @property
     def pid(self) -> int:
+        """The worker process's (a new one's, once it was replaced)."""
         return self._process.pid
 
     def open(self, path: Path) -> RemoteIndex:
         """Open and warm the index folder at ``path`` in the worker. Raises what opening raises there
         (``IndexUnavailable``, ``IndexCompatibilityError``)."""
-        handle, attributes = self.call(0, "open", str(path))
-        index = RemoteIndex(self, handle, attributes)
-        weakref.finalize(index, self._released.append, handle)
+        process, (handle, attributes) = self._ask(None, "open", str(path))
+        key = next(self._keys)
+        with self._lock:
+            self._opened[key] = _Opened(str(path), attributes["identity"], handle, process)
+        index = RemoteIndex(self, key, attributes)
+        weakref.finalize(index, self._released.append, key)
         return index
 
     def handles(self) -> list[int]:
-        """The handles of the indexes open in the worker (after the releases pending are sent)."""
-        handles: list[int] = self.call(0, "handles")
+        """The worker's handles of the indexes open in it (after the releases pending are sent)."""
+        handles: list[int] = self._ask(None, "handles")[1]
         return handles
 
-    def call(self, handle: int, method: str, *args: Any) -> Any:
-        """``method(*args)`` on the worker's index ``handle``; blocks for the reply."""
-        future: Future[Any] = Future()
-        call = next(self._calls)
-        with self._write:
-            if self._ended is not None:
-                raise self._ended
-            self._waiting[call] = future
+    def call(self, key: int, method: str, *args: Any) -> Any:
+        """``method(*args)`` on the index ``key``; blocks for the reply."""
+        return self._ask(key, method, *args)[1]
+
+    def _ask(self, key: int | None, method: str, *args: Any) -> tuple[WorkerProcess, Any]:
+        """Send the call (for index ``key``, or none) to the running worker and wait: the process
+        that answered, and the reply. A worker found dead before the call reached it hands the call
+        to a new one."""
+        for attempt in range(2):
+            process = self._running()
             try:
-                while self._released:
-                    write_frame(self._requests, 0, Request(self._released.popleft(), "close"))
-                write_frame(self._requests, call, Request(handle, method, args))
-            except OSError:
-                self._waiting.pop(call, None)
-                raise self._end() from None
-            except BaseException:  # an argument that does not pickle: nothing was written
-                self._waiting.pop(call, None)
+                handle = 0 if key is None else self._handle_in(process, key)
+                reply = self._send(process, handle, method, *args)
+            except IndexUnavailable as error:
+                if error is process.ended and attempt == 0:
+                    continue
                 raise
-        return future.result()
+            return process, self._result(process, reply)
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
-    def _read_replies(self) -> None:
-        while (frame := read_frame(self._replies)) is not None:
-            future = self._waiting.pop(frame.call, None)
-            if future is None:
-                continue
-            try:
-                message = frame.message()
-            except Exception as error:  # one reply this side cannot read: its call's error only
-                logger.exception("the index worker's reply to call %d could not be read", frame.call)
-                message = Failure(IndexUnavailable(f"the index worker's answer could not be read: {error}"))
-            if isinstance(message, Failure):
-                future.set_exception(message.error)
-            else:
-                future.set_result(message)
-        ended = self._end()
-        with self._write:
-            waiting, self._waiting = self._waiting, {}
-        for future in waiting.values():
-            future.set_exception(ended)
+    def _send(self, process: WorkerProcess, handle: int, method: str, *args: Any) -> Future[Any]:
+        """Send the call, closing first the indexes released since the last one."""
+        closing = []
+        with self._lock:
+            while self._released:
+                opened = self._opened.pop(self._released.popleft(), None)
+                if opened is not None and opened.process is process:
+                    closing.append(opened.handle)
+        return process.send(handle, method, *args, closing=tuple(closing))
 
-    def _end(self) -> IndexUnavailable:
-        """The worker's end, as the error every call raises from now on."""
-        if self._ended is None:
-            try:
-                code = self._process.wait(timeout=_CLOSE_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                code = None
-            how = f"exit status {code}" if code is None or code >= 0 else f"signal {-code}"
-            self._ended = IndexUnavailable(
-                f"the index worker process ended ({how}); restart the server (its log says why)"
-            )
-            if code != 0:
-                logger.error("the index worker process ended (%s)", how)
-        return self._ended
+    @staticmethod
+    def _result(process: WorkerProcess, reply: Future[Any]) -> Any:
+        try:
+            return reply.result()
+        except IndexUnavailable as error:
+            if error is process.ended:  # this call died with its worker: the next one starts anew
+                raise IndexUnavailable(f"{error}; this call was lost with it: call again") from None
+            raise
+
+    def _running(self) -> WorkerProcess:
+        """The worker process: a new one when the last ended unexpectedly (bounded: see the module)."""
+        with self._lock:
+            ended = self._process.ended
+            if ended is None or self._closed:
+                return self._process  # a closed one refuses the call itself
+            now = time.monotonic()
+            while self._respawned and now - self._respawned[0] > RESPAWN_WINDOW:
+                self._respawned.popleft()
+            if len(self._respawned) >= self._respawns:
+                raise IndexUnavailable(
+                    f"{ended}; it ended {len(self._respawned) + 1} times within {RESPAWN_WINDOW:g} s: "
+                    "restart the server (its log says why)"
+                )
+            logger.warning("%s; starting a new one", ended)
+            self._process.close()  # already ended: reaps it
+            self._process = WorkerProcess.start()
+            self._respawned.append(now)
+            return self._process
+
+    def _handle_in(self, process: WorkerProcess, key: int) -> int:
+        """The handle of index ``key`` in ``process``: opened there again after a new worker started."""
+        with self._reopening:
+            with self._lock:
+                opened = self._opened.get(key)
+            if opened is None:
+                raise IndexUnavailable("the index worker no longer holds this index; restart the server")
+            if opened.process is process:
+                return opened.handle
+            handle, attributes = self._result(process, self._send(process, 0, "open", opened.path))
+            reopened = _Opened(opened.path, attributes["identity"], int(handle), process)
+            replaced = reopened.identity != opened.identity  # rebuilt meanwhile: not the caller's index
+            with self._lock:
+                spare = next(self._keys) if replaced else key
+                self._opened[spare] = reopened
+                if replaced:
+                    self._released.append(spare)
+            if replaced:
+                raise IndexUnavailable(f"{opened.path} was replaced while the worker restarted; call again")
+            return reopened.handle
 
     def close(self) -> None:
-        """End the worker: once the server has stopped nothing is asked of it, and it holds nothing
-        that needs saving, so it is stopped at once (SIGTERM; SIGKILL if it has not exited within
-        ``_CLOSE_TIMEOUT``) rather than left to finish an import no one waits for. Idempotent."""
-        with self._write:
-            if self._ended is None:
-                self._ended = IndexUnavailable("the index worker was closed")
-            with contextlib.suppress(OSError):  # a worker that already ended
-                self._requests.close()
-        if self._process.poll() is None:
-            self._process.terminate()
-        try:
-            self._process.wait(timeout=_CLOSE_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-        self._reader.join(timeout=_CLOSE_TIMEOUT)
-        self._replies.close()
+        """End the worker (:meth:`WorkerProcess.close`); no new one starts after. Idempotent."""
+        with self._lock:
+            self._closed = True
+            process = self._process
+        process.close()
 
     def __enter__(self) -> IndexWorker:
         return self
