@@ -22,6 +22,7 @@ Run as ``python -m docs_mcp.server.index_worker``; nothing else starts it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import signal
@@ -64,9 +65,8 @@ class _Worker:
     def __init__(self, replies: IO[bytes]) -> None:
         self._replies = replies
         self._write = threading.Lock()
-        self._opened = threading.Lock()  # opens run concurrently: one counter of handles
+        self._handles = itertools.count(1)
         self._indexes: dict[int, DocsIndex] = {}
-        self._next_handle = 1
 
     def handle(self, call: int, request: Request) -> None:
         """Run one request and reply (``close`` has no reply)."""
@@ -87,9 +87,8 @@ class _Worker:
             from docs_mcp.server.warm import open_warm
 
             index = open_warm(Path(request.args[0]))
-            with self._opened:
-                handle, self._next_handle = self._next_handle, self._next_handle + 1
-                self._indexes[handle] = index
+            handle = next(self._handles)
+            self._indexes[handle] = index
             return handle, {name: getattr(index, name) for name in OPENED_ATTRIBUTES}
         if request.method == "handles":
             return sorted(self._indexes)
@@ -121,9 +120,8 @@ def serve_requests(requests: IO[bytes], replies: IO[bytes]) -> None:
                 request = frame.message()
             except Exception as error:  # one request this side cannot read: its call's error only
                 logger.exception("index worker: request %d could not be read", frame.call)
-                worker.reply(
-                    frame.call, Failure(IndexUnavailable(f"the index worker could not read it: {error}"))
-                )
+                unread = IndexUnavailable(f"the index worker could not read the request: {error}")
+                worker.reply(frame.call, Failure(unread))
                 continue
             pool.submit(worker.handle, frame.call, request)
 

@@ -109,17 +109,18 @@ class IndexWorker:
         """Send the call (for index ``key``, or none) to the running worker and wait: the process
         that answered, and the reply. A worker found dead before the call reached it hands the call
         to a new one."""
-        for attempt in range(2):
-            process = self._running()
-            try:
-                handle = 0 if key is None else self._handle_in(process, key)
-                reply = self._send(process, handle, method, *args)
-            except IndexUnavailable as error:
-                if error is process.ended and attempt == 0:
-                    continue
+        process = self._running()
+        try:
+            reply = self._send(process, self._handle_of(process, key), method, *args)
+        except IndexUnavailable as error:
+            if error is not process.ended:
                 raise
-            return process, self._result(process, reply)
-        raise AssertionError("unreachable: the second attempt returns or raises")
+            process = self._running()
+            reply = self._send(process, self._handle_of(process, key), method, *args)
+        return process, self._result(process, reply)
+
+    def _handle_of(self, process: WorkerProcess, key: int | None) -> int:
+        return 0 if key is None else self._handle_in(process, key)
 
     def _send(self, process: WorkerProcess, handle: int, method: str, *args: Any) -> Future[Any]:
         """Send the call, closing first the indexes released since the last one."""

@@ -74,6 +74,10 @@ def serve(
 
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
+
+    Over stdio this starts a child process, the index worker (``python -m
+    docs_mcp.server.index_worker`` with this interpreter), that opens and searches the indexes; it
+    ends when this function returns.
     """
     install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
     options = registry or RegistryOptions()

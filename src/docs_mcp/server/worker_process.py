@@ -27,9 +27,9 @@ __all__ = ["WORKER_MODULE", "WorkerProcess"]
 logger = logging.getLogger(__name__)
 
 WORKER_MODULE = "docs_mcp.server.index_worker"
-# Set for the worker unless the environment sets them. numpy's OpenBLAS starts a thread per core when
-# it loads, which spins for a while: on the core the server's own start runs on. Nothing the index
-# does multiplies matrices large enough for threads to help (LanceDB searches in Rust). Measured
+# The worker's environment under this process's (which wins). numpy's OpenBLAS starts a thread per
+# core when it loads, which spins for a while: on the core the server's own start runs on. Nothing the
+# index does multiplies matrices large enough for threads to help (LanceDB searches in Rust). Measured
 # paired over cold starts, both tools/list and the first result come sooner (README, measured table).
 _WORKER_ENV = {"OPENBLAS_NUM_THREADS": "1"}
 # How long the end of a worker is waited for: its exit once stopped, or once its input has ended.
@@ -49,20 +49,17 @@ class WorkerProcess:
         self._calls = itertools.count(1)
         self._waiting: dict[int, Future[Any]] = {}
         self._ended: IndexUnavailable | None = None
+        self._ending = threading.Lock()  # one end, one error object: callers compare it by identity
         self._reader = threading.Thread(target=self._read_replies, name="docs-mcp-index-replies", daemon=True)
         self._reader.start()
 
     @classmethod
     def start(cls) -> WorkerProcess:
-        environment = {
-            **os.environ,
-            **{name: os.environ.get(name, value) for name, value in _WORKER_ENV.items()},
-        }
         process = subprocess.Popen(
             [sys.executable, "-m", WORKER_MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=environment,
+            env={**_WORKER_ENV, **os.environ},
         )
         return cls(process)
 
@@ -117,23 +114,28 @@ class WorkerProcess:
             future.set_exception(ended)
 
     def _end(self) -> IndexUnavailable:
-        """The process's end, as the error every call raises from now on."""
-        if self._ended is None:
-            try:
-                code = self._process.wait(timeout=_CLOSE_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                code = None
-            how = f"exit status {code}" if code is None or code >= 0 else f"signal {-code}"
-            self._ended = IndexUnavailable(f"the index worker process ended ({how})")
-            if code != 0:
-                logger.error("the index worker process ended (%s)", how)
-        return self._ended
+        """The process's end, as the error every call raises from now on (the reader thread and a
+        writer that found the pipe broken may both get here)."""
+        with self._ending:
+            if self._ended is None:
+                try:
+                    code: int | None = self._process.wait(timeout=_CLOSE_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    code = None
+                if code is None:
+                    how = "its pipes closed, the process still running"
+                else:
+                    how = f"exit status {code}" if code >= 0 else f"signal {-code}"
+                self._ended = IndexUnavailable(f"the index worker process ended ({how})")
+                if code != 0:
+                    logger.error("the index worker process ended (%s)", how)
+            return self._ended
 
     def close(self) -> None:
         """End the process: once the server has stopped nothing is asked of it, and it holds nothing
         that needs saving, so it is stopped at once (SIGTERM; SIGKILL if it has not exited within
         ``_CLOSE_TIMEOUT``) rather than left to finish an import no one waits for. Idempotent."""
-        with self._write:
+        with self._write, self._ending:
             if self._ended is None:
                 self._ended = IndexUnavailable("the index worker was closed")
             with contextlib.suppress(OSError):  # a process that already ended
