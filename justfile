@@ -1,6 +1,7 @@
 # Developer tasks; each one is what CI does. `./dev` works without just installed.
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
+[private]
 default:
     @just --list
 
@@ -16,8 +17,7 @@ test *ARGS:
 lint:
     ./dev lint
 
-# Benchmarks, then every gate of benchmarks/thresholds.toml: writes bench-report.md (figures, verdicts,
-# the previous run's figures beside them) and fails when a gate fails
+# Benchmarks, then every gate of benchmarks/thresholds.toml; figures and verdicts in bench-report.md
 bench *ARGS:
     ./dev bench {{ARGS}}
 

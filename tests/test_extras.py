@@ -6,7 +6,7 @@ import importlib.metadata
 import re
 
 from docs_mcp import DISTRIBUTION
-from docs_mcp.extras import EXTRA_OF_MODULE, missing_extra
+from docs_mcp.extras import EXTRA_OF_MODULE, install_line, install_line_from, missing_extra
 
 
 def _declared_extras() -> dict[str, str]:
@@ -39,8 +39,23 @@ def test_a_missing_module_of_an_extra_names_the_install_command() -> None:
     error = missing_extra(ModuleNotFoundError("No module named 'yaml'", name="yaml"), "`docs-mcp build`")
     assert error is not None and error.extra == "build"
     assert str(error) == (
-        "`docs-mcp build` needs the build extra (no module named 'yaml'): pip install 'docs-mcp-index[build]'"
+        f"`docs-mcp build` needs the build extra (no module named 'yaml'): {install_line('build')}"
     )
+
+
+def test_the_install_line_names_where_the_package_was_installed_from() -> None:
+    """Before the first release the package index has no such project: a line naming the git URL,
+    checkout or wheel the package came from (its PEP 610 direct_url.json) is one that works."""
+    git = {"url": "https://github.com/acme/docs-mcp", "vcs_info": {"vcs": "git", "commit_id": "0" * 40}}
+    assert install_line_from(None, "local", "build") == "pip install 'docs-mcp-index[build,local]'"
+    assert install_line_from(None) == "pip install docs-mcp-index"
+    assert install_line_from(git, "build") == (
+        "pip install 'docs-mcp-index[build] @ git+https://github.com/acme/docs-mcp'"
+    )
+    pinned = {**git, "vcs_info": {**git["vcs_info"], "requested_revision": "v1.2.0"}}
+    assert install_line_from(pinned, "artifact").endswith("@ git+https://github.com/acme/docs-mcp@v1.2.0'")
+    wheel = {"url": "file:///tmp/dist/docs_mcp_index-1.0-py3-none-any.whl", "archive_info": {}}
+    assert install_line_from(wheel, "build") == f"pip install 'docs-mcp-index[build] @ {wheel['url']}'"
 
 
 def test_a_missing_module_of_no_extra_is_not_blamed_on_one() -> None:

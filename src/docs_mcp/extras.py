@@ -10,10 +10,14 @@ table is checked against the package's declared extras by ``tests/test_extras.py
 
 from __future__ import annotations
 
+import json
+from importlib import metadata
+from typing import Any
+
 from docs_mcp import DISTRIBUTION
 from docs_mcp.errors import MissingExtra
 
-__all__ = ["EXTRA_OF_MODULE", "install_line", "missing_extra"]
+__all__ = ["EXTRA_OF_MODULE", "install_line", "install_line_from", "missing_extra"]
 
 # top-level import name -> the extra whose packages provide it (pyproject.toml's optional-dependencies)
 EXTRA_OF_MODULE: dict[str, str] = {
@@ -34,9 +38,35 @@ _ORDER = {"build": 0, "local": 1, "openai": 2, "artifact": 3}  # as a person wou
 
 
 def install_line(*extras: str) -> str:
-    """The command that installs the distribution with ``extras``: ``pip install 'NAME[a,b]'``."""
+    """The command that installs the distribution with ``extras``: ``pip install 'NAME[a,b]'``, or,
+    for an install from a git URL, a checkout or a wheel file, ``pip install 'NAME[a,b] @ SOURCE'``
+    naming that source (the package index has no release yet, so the plain line would find nothing)."""
+    return install_line_from(_installed_from(), *extras)
+
+
+def install_line_from(source: dict[str, Any] | None, *extras: str) -> str:
+    """:func:`install_line` for an install whose PEP 610 ``direct_url.json`` is ``source`` (None: from
+    a package index)."""
     wanted = ",".join(sorted(set(extras), key=lambda extra: (_ORDER.get(extra, len(_ORDER)), extra)))
-    return f"pip install '{DISTRIBUTION}[{wanted}]'" if wanted else f"pip install {DISTRIBUTION}"
+    requirement = f"{DISTRIBUTION}[{wanted}]" if wanted else DISTRIBUTION
+    url = source.get("url") if source else None
+    if not isinstance(url, str) or not url:
+        return f"pip install '{requirement}'" if wanted else f"pip install {requirement}"
+    vcs = source.get("vcs_info") if source else None
+    if isinstance(vcs, dict) and isinstance(vcs.get("vcs"), str):
+        revision = vcs.get("requested_revision")
+        url = f"{vcs['vcs']}+{url}" + (f"@{revision}" if isinstance(revision, str) and revision else "")
+    return f"pip install '{requirement} @ {url}'"
+
+
+def _installed_from() -> dict[str, Any] | None:
+    """The installed distribution's ``direct_url.json`` (where pip installed it from), if any."""
+    try:
+        text = metadata.distribution(DISTRIBUTION).read_text("direct_url.json")
+        found = json.loads(text) if text else None
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        return None
+    return found if isinstance(found, dict) else None
 
 
 def missing_extra(

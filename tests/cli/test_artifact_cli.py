@@ -11,6 +11,7 @@ import pytest
 from registry_support import Registry
 
 from docs_mcp.cli.main import main
+from docs_mcp.extras import install_line
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from testkit.index_fixtures import write_docs
 
@@ -91,7 +92,7 @@ def test_without_the_artifact_extra_the_commands_name_it(tmp_path: Path) -> None
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT
     )
     assert done.returncode == 2  # a missing extra is a usage error, like every command's
-    extra = "publishing and pulling indexes needs the artifact extra: pip install 'docs-mcp-index[artifact]'"
+    extra = f"publishing and pulling indexes needs the artifact extra: {install_line('artifact')}"
     assert done.stderr == f"docs-mcp: error: {extra}\n"
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -133,6 +134,11 @@ def test_hundreds_of_gets_leave_no_stream_open(http_server: HttpServer) -> None:
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         assert set(pool.map(get, range(300))) == {405}
+    # The server closes each connection after its answer, in its own time: on a loaded machine the
+    # last closes can trail the clients' by a moment, so wait (bounded) for the count to come back.
+    deadline = time.monotonic() + 30
+    while descriptors() > before + 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert descriptors() <= before + 5
     assert _search(http_server)["structuredContent"]["hits"]
 

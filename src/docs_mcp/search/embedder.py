@@ -26,6 +26,14 @@ class QueryEmbedder:
         self._timeout = timeout
         self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="docs-mcp-embed")
 
+    def warm(self) -> None:
+        """Load the model with no deadline (a local model's first load can pass the per-query one on
+        a busy machine, and every query until it is loaded would fall back). Never raises."""
+        try:
+            self.provider.embed_query("warm up")
+        except Exception as error:  # the queries will fall back and say why
+            log.warning("the query embedder could not be warmed: %s: %s", type(error).__name__, error)
+
     def embed(self, query: str) -> tuple[list[float] | None, str | None]:
         """The query's vector, or None and why (logged). Never raises."""
         future = self._pool.submit(self.provider.embed_query, query)

@@ -134,6 +134,13 @@ class DocsIndex:
             table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
             return cls(root, manifest, table, embedder, problem, config or SearchConfig())
 
+    def warm(self) -> None:
+        """Load what the first request would otherwise wait for: the query embedder's model (with
+        no deadline) and the table's indexes (one query)."""
+        if self._embedder is not None:
+            self._embedder.warm()
+        self.search(SearchRequest(query="getting started", limit=1))
+
     # -- search ---------------------------------------------------------------------------------
 
     def search(self, request: SearchRequest) -> SearchPage:

@@ -25,8 +25,7 @@ def open_warm(index_path: Path) -> DocsIndex:
     first = "docs_mcp.search.index" not in sys.modules
     with collector_paused() if first else contextlib.nullcontext():
         from docs_mcp.search.index import DocsIndex  # LanceDB, pyarrow, numpy
-        from docs_mcp.search.types import SearchRequest
 
         index = DocsIndex.open(index_path)
-        index.search(SearchRequest(query="getting started", limit=1))
+        index.warm()
     return index
