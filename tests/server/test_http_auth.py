@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -218,13 +219,60 @@ def test_the_tokens_file_is_reread_when_it_changes(example_index: Path, tmp_path
             time.sleep(0.2)
         assert _post(server, old).status_code == 401
         tokens.write_text("zq9x7\n")  # a broken edit (too short) keeps the tokens that worked
-        time.sleep(1.3)
+        deadline = time.monotonic() + 10  # read once it has settled (two checks a second apart)
+        while ":1: a token shorter" not in "".join(server.stderr_lines):
+            assert time.monotonic() < deadline, "the broken edit was never reported"
+            assert _post(server, new).status_code == 200
+            time.sleep(0.2)
         assert _post(server, new).status_code == 200
         output = "".join(server.stderr_lines)
-        assert "not reloaded, keeping the previous ones" in output and ":1: a token shorter" in output
+        assert "not reloaded, keeping the previous ones" in output
         assert "zq9x7" not in output and new not in output and old not in output
     finally:
         stop(server)
+
+
+def test_a_tokens_file_rewritten_in_place_never_locks_a_client_out(example_index: Path, tmp_path: Path) -> None:
+    """``fetch-tokens > FILE`` truncates the file and then writes it: while it runs the file is empty
+    or ends in part of a token. Every call with a valid token keeps working, a prefix of a token is
+    never accepted, and an empty file left behind keeps the tokens that worked."""
+    token = "rotated-token-" + "e5" * 12
+    tokens = _tokens_file(tmp_path / "tokens", token)
+    server = start_http_server(example_index, "--auth-tokens", str(tokens))
+    refused: list[int] = []
+    stop_calls = threading.Event()
+
+    def call_all_the_time() -> None:
+        while not stop_calls.is_set():
+            status = _post(server, token).status_code
+            if status != 200:
+                refused.append(status)
+
+    caller = threading.Thread(target=call_all_the_time)
+    caller.start()
+    try:
+        for _ in range(3):  # a slow writer: each rewrite leaves the file partial for over a second
+            with tokens.open("w") as file:
+                file.flush()  # truncated: empty
+                time.sleep(0.6)
+                file.write("# docs-mcp tokens\n" + token[:18])
+                file.flush()  # a prefix of the token, 18 characters: long enough to pass as one
+                time.sleep(0.6)
+                file.write(token[18:] + "\n")
+            time.sleep(0.3)
+        tokens.write_text("")  # then left empty
+        deadline = time.monotonic() + 10
+        while "lists no token" not in "".join(server.stderr_lines):
+            assert time.monotonic() < deadline, "the empty file was never reported"
+            time.sleep(0.2)
+        assert _post(server, token).status_code == 200
+        assert _post(server, token[:18]).status_code == 401
+    finally:
+        stop_calls.set()
+        caller.join(timeout=30)
+        stop(server)
+    assert refused == []
+    assert token not in "".join(server.stderr_lines)
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,14 @@ def _stamp(path: Path) -> tuple[int, int, int]:
 
 class TokenFile:
     """The tokens of a file, reread when it changes (checked at most once a second). A file that
-    becomes unreadable or malformed keeps the last good tokens and logs why (file and line only)."""
+    becomes unreadable, malformed or empty keeps the last good tokens and logs why (file and line
+    only).
+
+    A change is read only once it has settled: the same (inode, size, mtime) at two checks a second
+    apart. A file rewritten in place (``fetch-tokens > FILE`` truncates it, then writes) is empty or
+    ends in part of a line while its writer runs; reading it then would lock every client out, or
+    install a prefix of a token. Until the new content settles the previous tokens stay in force.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -92,6 +99,8 @@ class TokenFile:
         self._snapshot = _Snapshot(stamp, tuple(digests))
         self._checked = time.monotonic()
         self._lock = threading.Lock()
+        self._changing: tuple[int, int, int] | None = None  # a stamp seen once, not yet settled
+        self._refused: tuple[int, int, int] | None = None  # a settled stamp whose content was refused
 
     def accepts(self, token: str) -> bool:
         """True when ``token`` is one of the file's tokens (constant time in the token's content)."""
@@ -114,14 +123,24 @@ class TokenFile:
     def _reload_if_changed(self) -> None:
         try:
             stamp = _stamp(self.path)
-            if stamp == self._snapshot.stamp:
+            if stamp in (self._snapshot.stamp, self._refused):
+                self._changing = None
+                return
+            if stamp != self._changing:
+                self._changing = stamp  # still being written, perhaps: read it at the next check
                 return
             digests = read_token_digests(self.path)
+            if _stamp(self.path) != stamp:  # written again while being read
+                return
+            if not digests:
+                raise ConfigError(f"--auth-tokens {self.path}: lists no token")
         except (OSError, ConfigError) as error:
             reason = error.strerror if isinstance(error, OSError) else str(error)
             _log.warning("auth tokens not reloaded, keeping the previous ones: %s", reason)
+            self._refused = self._changing
             return
         self._snapshot = _Snapshot(stamp, tuple(digests))
+        self._changing = None
         _log.warning("auth tokens reloaded from %s: %d token(s)", self.path, len(digests))
 
 
