@@ -83,6 +83,16 @@ class PromptTemplate:
         return fill(self.body, values)
 
 
+def filled_size(body: str, values: Mapping[str, str]) -> int:
+    """The UTF-8 size :func:`fill` would return, counted without building it (a placeholder
+    repeated 40,000 times times a long argument is a size to refuse, not a string to make)."""
+    size = len(body.encode())
+    value_sizes = {name: len(value.encode()) for name, value in values.items()}
+    for match in PLACEHOLDER.finditer(body):
+        size += value_sizes.get(match[1], 0) - len(match[0].encode())
+    return size
+
+
 def fill(body: str, values: Mapping[str, str]) -> str:
     """``body`` with ``{{name}}`` replaced by ``values[name]`` (nothing when not given), in one pass."""
     return PLACEHOLDER.sub(lambda match: values.get(match[1], ""), body)

@@ -115,3 +115,16 @@ def test_build_stores_the_templates_in_the_manifest_and_an_index_without_them_re
         "only when there are any"
     )
     assert read_manifest(tmp_path / "plain").prompts == ()
+
+
+def test_undeclared_placeholders_are_counted_in_linear_time_with_a_bounded_report(tmp_path: Path) -> None:
+    """250,000 undeclared ``{{name}}`` each counted lines from the start of the body (past 30 s):
+    now each finding counts on from the last, and past twenty the rest are one line that counts them."""
+    body = "\n".join("{{nope}} text" for _ in range(250_000))
+    docs = write_docs(
+        tmp_path / "docs", {"a.md": "# A\n", "p.template.md": f"---\nname: p\ndescription: d\n---\n{body}\n"}
+    )
+    found = [(line, message) for _path, line, severity, message in _findings(docs) if severity == "error"]
+    summary = (24, "and 249,980 more placeholders that name no argument")
+    assert summary in found and len(found) == 21
+    assert sorted(line for line, message in found if message != summary[1]) == list(range(5, 25))

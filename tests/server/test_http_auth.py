@@ -232,7 +232,9 @@ def test_the_tokens_file_is_reread_when_it_changes(example_index: Path, tmp_path
         stop(server)
 
 
-def test_a_tokens_file_rewritten_in_place_never_locks_a_client_out(example_index: Path, tmp_path: Path) -> None:
+def test_a_tokens_file_rewritten_in_place_never_locks_a_client_out(
+    example_index: Path, tmp_path: Path
+) -> None:
     """``fetch-tokens > FILE`` truncates the file and then writes it: while it runs the file is empty
     or ends in part of a token. Every call with a valid token keeps working, a prefix of a token is
     never accepted, and an empty file left behind keeps the tokens that worked."""

@@ -117,3 +117,26 @@ async def test_the_hub_lists_each_librarys_prompts_under_its_name(
             assert client.server_capabilities.prompts is None
     finally:
         plain.stop()
+
+
+@pytest.mark.anyio
+async def test_a_prompt_filled_past_the_answer_budget_is_refused_before_it_is_made(tmp_path: Path) -> None:
+    """A 200 KB template repeating ``{{q}}`` 40,000 times turned a 1,000-character argument into a
+    40 MB answer (a 20 KB one into 800 MB of it, and 3 GB of memory): every answer keeps to the
+    server's budget, prompts too, and the refusal costs nothing to make."""
+    bomb = (
+        "---\nname: bomb\ndescription: d\narguments:\n  - name: q\n    required: true\n---\n"
+        + "{{q}} " * 40_000
+    )
+    files = {"guides/a.md": "# A\n\n## B\n\nText.\n", "bomb.template.md": bomb, "answer.template.md": ANSWER}
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", files), out=tmp_path / "out"))
+    ready = open_server(tmp_path / "out", key=CURSOR_KEY, max_tokens=2_000)
+    async with Client(ready.server) as client:
+        for argument in ("x" * 1_000, "x" * 20_000):
+            with pytest.raises(MCPError, match=r"over this server's answer budget of 2,000; give shorter"):
+                await client.get_prompt("bomb", {"q": argument})
+        # A prompt within the budget is filled as before, and the server goes on answering.
+        got = await client.get_prompt("answer", {"question": "q" * 1_000})
+        assert got.messages[0].content.text.startswith("Answer qqq")  # type: ignore[union-attr]
+        with pytest.raises(MCPError, match="over this server's answer budget"):
+            await client.get_prompt("answer", {"question": "q" * 7_000})

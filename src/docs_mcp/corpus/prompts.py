@@ -34,6 +34,7 @@ __all__ = ["TEMPLATE_SUFFIX", "is_template", "read_templates"]
 TEMPLATE_SUFFIX = ".template.md"
 RULE = "prompt-template"
 _FENCE = "---"
+_UNDECLARED_SHOWN = 20  # findings for undeclared placeholders, then one line counting the rest
 
 
 def is_template(name: str) -> bool:
@@ -127,17 +128,26 @@ def parse_template(path: str, text: str) -> tuple[PromptTemplate | None, list[Fi
         start += 1  # the body starts at its first non-blank line
     body = "\n".join(lines[start:]).rstrip()
     declared = {argument.name for argument in arguments}
-    first_body_line = start + 1
+    line, counted, undeclared = start + 1, 0, 0
     for match in PLACEHOLDER.finditer(body):
-        if match[1] not in declared:
-            line = first_body_line + body[: match.start()].count("\n")
-            findings.append(
-                error(
-                    line,
-                    f"{{{{{match[1]}}}}} names no argument of this prompt: declare it under "
-                    "arguments or fix the name",
-                )
+        if match[1] in declared:
+            continue
+        undeclared += 1
+        if undeclared > _UNDECLARED_SHOWN:
+            continue
+        line += body.count("\n", counted, match.start())  # from the last one: linear in the body
+        counted = match.start()
+        findings.append(
+            error(
+                line,
+                f"{{{{{match[1]}}}}} names no argument of this prompt: declare it under "
+                "arguments or fix the name",
             )
+        )
+    if undeclared > _UNDECLARED_SHOWN:
+        findings.append(
+            error(line, f"and {undeclared - _UNDECLARED_SHOWN:,} more placeholders that name no argument")
+        )
     if not body.strip():
         findings.append(error(end + 1, "the prompt has no text after its front matter"))
     if any(f.severity == "error" for f in findings):

@@ -182,10 +182,13 @@ def inline_comments(source: str) -> list[tuple[int, str]]:
     if _scans_too_long(source):
         return _parsed_comments(source)
     found: list[tuple[int, str]] = []
+    line, counted = 0, 0
     for match in _COMMENT_SCAN.finditer(source):
         body = match.group("body")
         if body is not None:  # ``<!-->`` and ``<!--->`` are comments without a body
-            found.append((source.count("\n", 0, match.start()), body))
+            line += source.count("\n", counted, match.start())  # from the last one: linear
+            counted = match.start()
+            found.append((line, body))
     return found
 
 

@@ -241,8 +241,10 @@ def _comments(tokens: Sequence[Token]) -> list[Comment]:
     for token in tokens:
         if token.type == "html_block" and token.map is not None:
             standalone = token.level == 0 and _only_comments(token.content)
+            line, counted = token.map[0] + 1, 0
             for match in _COMMENT.finditer(token.content, 0, _up_to_last(token.content, "-->")):
-                line = token.map[0] + 1 + token.content.count("\n", 0, match.start())
+                line += token.content.count("\n", counted, match.start())  # linear, not quadratic
+                counted = match.start()
                 found.append(Comment(line, match.group(1), standalone))
         elif token.type == "inline" and token.map is not None:
             found.extend(

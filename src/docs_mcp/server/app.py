@@ -135,7 +135,7 @@ def served_index(
     listing = types.ListToolsResult(tools=[e.tool for e in entries.values()])
     resources = DocsResources(index, codec)
     return ServedIndex(
-        index, tools, entries, listing, instructions, resources, DocsPrompts.of(manifest.prompts)
+        index, tools, entries, listing, instructions, resources, DocsPrompts.of(manifest.prompts, max_tokens)
     )
 
 

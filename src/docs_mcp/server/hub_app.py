@@ -84,7 +84,8 @@ def hub_state(
             hub_prompt_name(served.name, template.name): template
             for served in view.defaults()
             for template in served.manifest.prompts
-        }
+        },
+        max_tokens,
     )
     return HubState(view, tools, runs, listing, hub_instructions(view), HubResources(view), prompts)
 

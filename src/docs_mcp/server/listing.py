@@ -133,5 +133,5 @@ def manifest_front(
         tools,
         instructions_of(manifest, schemas),
         resources,
-        DocsPrompts.of(manifest.prompts),
+        DocsPrompts.of(manifest.prompts, max_tokens),
     )

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
-from docs_mcp.prompt_templates import PromptTemplate
+from docs_mcp.prompt_templates import PromptTemplate, filled_size
+from docs_mcp.server.budget import BYTES_PER_TOKEN, ENVELOPE_BYTES, MAX_TOKENS_DEFAULT, estimate_tokens
 
 __all__ = ["DocsPrompts", "hub_prompt_name"]
 
@@ -29,10 +30,11 @@ class DocsPrompts:
     """The prompts one server offers, by the name it lists them under."""
 
     templates: Mapping[str, PromptTemplate]
+    max_tokens: int = MAX_TOKENS_DEFAULT  # the server's answer budget: a filled prompt keeps to it
 
     @classmethod
-    def of(cls, templates: Sequence[PromptTemplate]) -> DocsPrompts:
-        return cls({template.name: template for template in templates})
+    def of(cls, templates: Sequence[PromptTemplate], max_tokens: int = MAX_TOKENS_DEFAULT) -> DocsPrompts:
+        return cls({template.name: template for template in templates}, max_tokens)
 
     @property
     def enabled(self) -> bool:
@@ -58,10 +60,12 @@ class DocsPrompts:
         )
 
     def get(self, name: str, arguments: Mapping[str, str] | None) -> types.GetPromptResult:
-        """The prompt ``name`` filled in with ``arguments``.
+        """The prompt ``name`` filled in with ``arguments``, within ``max_tokens`` (the server's answer
+        budget, as every tool answer).
 
         Raises ``MCPError`` (invalid params) for an unknown prompt, a required argument missing or an
-        argument the prompt does not declare; the message names it and what the prompt takes."""
+        argument the prompt does not declare (the message names it and what the prompt takes), or a
+        filled prompt over the budget (counted before it is made)."""
         template = self.templates.get(name)
         if template is None:
             listed = ", ".join(sorted(self.templates)) or "none"
@@ -85,7 +89,16 @@ class DocsPrompts:
             raise MCPError(
                 code=types.INVALID_PARAMS, message=f"Prompt {name!r}: {problem}; it takes {takes}."
             )
-        text = template.fill({key: str(value) for key, value in given.items()})
+        values = {key: str(value) for key, value in given.items()}
+        # The body is JSON-escaped in the answer: up to 2 bytes a character for quotes and newlines.
+        size = 2 * filled_size(template.body, values) + ENVELOPE_BYTES
+        if size > self.max_tokens * BYTES_PER_TOKEN:
+            raise MCPError(
+                code=types.INVALID_PARAMS,
+                message=f"Prompt {name!r} filled in would be about {estimate_tokens(size):,} tokens, over "
+                f"this server's answer budget of {self.max_tokens:,}; give shorter arguments.",
+            )
+        text = template.fill(values)
         return types.GetPromptResult(
             description=template.description,
             messages=[types.PromptMessage(role="user", content=types.TextContent(text=text))],
