@@ -25,10 +25,11 @@ class SigningKey:
     private: ec.EllipticCurvePrivateKey = field(
         default_factory=lambda: ec.generate_private_key(ec.SECP256R1())
     )
+    names_alg: bool = True  # the JWK's "alg" member is optional (RFC 7517): some issuers leave it out
 
     def public_jwk(self) -> dict[str, Any]:
         jwk: dict[str, Any] = json.loads(jwt.algorithms.ECAlgorithm.to_jwk(self.private.public_key()))
-        return {**jwk, "kid": self.kid, "use": "sig", "alg": "ES256"}
+        return {**jwk, "kid": self.kid, "use": "sig", **({"alg": "ES256"} if self.names_alg else {})}
 
     def private_pem(self) -> str:
         return self.private.private_bytes(

@@ -147,6 +147,12 @@ def _hmac_with_the_public_key(issuer: LocalIssuer) -> str:
     return f"{signing_input}.{_b64(signature)}"
 
 
+def _forged(header: dict[str, Any], issuer: LocalIssuer) -> str:
+    """A token with ``header`` over real claims and a signature of random bytes."""
+    claims = jwt.decode(issuer.mint(AUDIENCE), options={"verify_signature": False})
+    return f"{_b64(json.dumps(header).encode())}.{_b64(json.dumps(claims).encode())}.{_b64(b'x' * 64)}"
+
+
 BAD_TOKENS: dict[str, Any] = {
     "expired": lambda i: i.mint(AUDIENCE, lifetime=-120),
     "wrong-audience": lambda i: i.mint("https://other.example.test/mcp"),
@@ -158,6 +164,9 @@ BAD_TOKENS: dict[str, Any] = {
     "unknown-kid": lambda i: i.mint(AUDIENCE, key=SigningKey("nobody")),
     "not-a-jwt": lambda i: "not.a.jwt",
     "unlisted-static-token": lambda i: "team-token-" + "ff" * 16,
+    "alg-a-list": lambda i: _forged({"alg": ["ES256"], "typ": "JWT", "kid": i.keys[0].kid}, i),
+    "alg-an-object": lambda i: _forged({"alg": {"ES256": 1}, "kid": i.keys[0].kid}, i),
+    "kid-a-list": lambda i: _forged({"alg": "ES256", "kid": [i.keys[0].kid]}, i),
 }
 
 
@@ -275,6 +284,25 @@ def test_a_tokens_file_rewritten_in_place_never_locks_a_client_out(
         stop(server)
     assert refused == []
     assert token not in "".join(server.stderr_lines)
+
+
+@pytest.mark.parametrize("algorithm", ["RS256", "PS384", "EdDSA"])
+def test_another_familys_algorithm_on_a_key_without_alg_is_401_not_500(
+    example_index: Path, algorithm: str
+) -> None:
+    """A JWKS key may leave out "alg": a token naming that key with another family's algorithm (an
+    EC key, RS256) handed PyJWT the wrong kind of key, whose error was an HTTP 500 and a traceback."""
+    with LocalIssuer() as issuer:
+        issuer.keys = [SigningKey("bare", names_alg=False)]
+        server = start_http_server(example_index, "--auth-issuer", issuer.url, "--auth-audience", AUDIENCE)
+        try:
+            response = _post(server, _forged({"alg": algorithm, "kid": "bare"}, issuer))
+            assert response.status_code == 401
+            assert 'error="invalid_token"' in _challenge(response)
+            assert _post(server, issuer.mint(AUDIENCE)).status_code == 200  # its own tokens still work
+        finally:
+            stop(server)
+        assert "Traceback" not in "".join(server.stderr_lines)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ open, and an unauthenticated request is answered before its body is read.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,8 @@ from urllib.parse import urlsplit
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.loopback import is_loopback
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken, TokenVerifier
@@ -99,7 +102,10 @@ class _Verifier:
         if self._tokens is not None and self._tokens.accepts(token):
             return AccessToken(token=token, client_id="static-token", scopes=self._scopes)
         if self._jwt is not None:
-            return await self._jwt.verify_token(token)
+            try:
+                return await self._jwt.verify_token(token)
+            except Exception as error:  # a token is the sender's input: never a 500 for one
+                _log.warning("auth: bearer token refused (%s while verifying it)", type(error).__name__)
         return None
 
 

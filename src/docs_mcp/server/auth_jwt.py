@@ -30,6 +30,11 @@ __all__ = ["ASYMMETRIC_ALGORITHMS", "JwksKeys", "JwtVerifier", "metadata_urls"]
 ASYMMETRIC_ALGORITHMS = frozenset(
     {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
 )
+_ALGORITHMS_OF_KEY_TYPE: dict[str, frozenset[str]] = {
+    "RSA": frozenset({"RS256", "RS384", "RS512", "PS256", "PS384", "PS512"}),
+    "EC": frozenset({"ES256", "ES384", "ES512"}),
+    "OKP": frozenset({"EdDSA"}),
+}
 _LEEWAY_SECONDS = 30  # clock skew between the issuer and this server
 _FETCH_TIMEOUT_SECONDS = 5.0
 _log = logging.getLogger(__name__)
@@ -152,8 +157,8 @@ class JwtVerifier:
             header = jwt.get_unverified_header(token)
         except jwt.PyJWTError:
             return _refused("malformed")
-        algorithm = header.get("alg")
-        if algorithm not in ASYMMETRIC_ALGORITHMS:
+        algorithm = header.get("alg")  # the header is the sender's: any JSON value, a list included
+        if not isinstance(algorithm, str) or algorithm not in ASYMMETRIC_ALGORITHMS:
             return _refused("algorithm not accepted")
         kid = header.get("kid")
         key = await self._keys.key_for(kid if isinstance(kid, str) else None)
@@ -161,6 +166,10 @@ class JwtVerifier:
             return _refused("unknown key")
         if key.algorithm is not None and key.algorithm != algorithm:
             return _refused("algorithm is not the key's")
+        if algorithm not in _ALGORITHMS_OF_KEY_TYPE.get(str(key.jwk.key_type), ()):
+            # A key whose JWK names no "alg", used with another family's algorithm (an RSA key and
+            # ES256): PyJWT would hand the wrong kind of key to the algorithm, which raises.
+            return _refused("algorithm is not of the key's type")
         try:
             claims: dict[str, Any] = jwt.decode(
                 token,
