@@ -12,6 +12,7 @@ from mcp import Client, StdioServerParameters
 from server_support import serve_command, server_env
 
 from docs_mcp.search.index import DocsIndex
+from docs_mcp.server.feedback import FeedbackLog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -57,3 +58,56 @@ def test_a_log_that_cannot_be_written_stops_serve_at_start(example_index: Path, 
     )
     assert done.returncode == 1
     assert "--feedback-log" in done.stderr and "cannot be written" in done.stderr
+
+
+_FULL_DISK = r"""
+import json, resource, signal, sys
+from pathlib import Path
+from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.feedback import FeedbackLog
+
+path = Path(sys.argv[1])
+log = FeedbackLog(path, "index-1")
+report = {"query": "how do I retry?", "chunk_ids": ["a.md#a"], "score": 2, "reason": "r" * 150}
+log.report(report)
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # past the limit a write fails (EFBIG) or comes up short
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+full_at = path.stat().st_size + 100  # room for part of a line: the write is torn there
+resource.setrlimit(resource.RLIMIT_FSIZE, (full_at, hard))
+refused = []
+for _ in range(3):
+    try:
+        log.report(report)
+    except DocsMcpError as error:
+        refused.append(str(error))
+size_while_full = path.stat().st_size
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))  # space comes back
+log.report({**report, "score": 5})
+print(json.dumps({"refused": refused, "size_while_full": size_while_full}))
+"""
+
+
+def test_a_full_disk_tears_no_line_and_loses_no_report_after_it(tmp_path: Path) -> None:
+    """On a full disk the first report left a torn 4,096-byte line, each report then logged a
+    traceback, and the first report after space returned was glued to the torn line and lost."""
+    path = tmp_path / "feedback.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-c", _FULL_DISK, str(path)], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert len(outcome["refused"]) == 3  # a short write (the torn line), then refused writes
+    assert all(r.startswith("The feedback was not recorded (") for r in outcome["refused"])
+    lines = path.read_text().splitlines()
+    assert outcome["size_while_full"] == len(lines[0]) + 1  # cut back: only the first, whole line
+    assert [json.loads(line)["score"] for line in lines] == [2, 5]
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("docs_feedback: a report was not recorded") == 3
+
+
+def test_a_torn_last_line_is_ended_before_the_next_report(tmp_path: Path) -> None:
+    path = tmp_path / "feedback.jsonl"
+    path.write_text('{"time":"2026-01-01T00:00:00Z","query":"cut of')  # a writer died mid-line
+    FeedbackLog(path, "index-1").report({"query": "q", "score": 3})
+    torn, recorded = path.read_text().splitlines()
+    assert torn.endswith("cut of") and json.loads(recorded)["score"] == 3

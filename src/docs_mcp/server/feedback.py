@@ -4,21 +4,31 @@ helped, and the docs owner reads which questions the docs fail.
 Each report is one JSON line appended to the file: the time, the index build it was about, the query,
 the chunk ids it judged, a score and a short reason. Lines are written whole under a lock (one
 ``write`` of one line to a file opened for appending), so concurrent clients never interleave.
+
+A line is never left torn: a write that fails part way (a full disk) is cut back off, the report
+answers that it was not recorded (one log line, no traceback), and a file whose last line lacks its
+newline (a crash mid-write, another writer) gets one before the next line, so no report is ever
+glued to a broken one.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import logging
+import os
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from docs_mcp.errors import ConfigError
+from docs_mcp.errors import ConfigError, DocsMcpError
 from docs_mcp.search.types import QUERY_MAX_LENGTH
 from docs_mcp.server.arguments import ArgumentValidator
 from docs_mcp.server.tool_schema import JsonSchema
+
+_log = logging.getLogger(__name__)
 
 FEEDBACK_TOOL = "docs_feedback"
 SCORE_MIN, SCORE_MAX = 1, 5
@@ -89,6 +99,33 @@ class FeedbackLog:
             "reason": values.get("reason", ""),
         }
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self._lock, self.path.open("a", encoding="utf-8") as log:
-            log.write(line)
+        try:
+            with self._lock:
+                append_line(self.path, line.encode())
+        except OSError as error:
+            reason = error.strerror or type(error).__name__
+            _log.warning("docs_feedback: a report was not recorded in %s: %s", self.path, reason)
+            raise DocsMcpError(
+                f"The feedback was not recorded ({reason}); the server's log says so."
+            ) from None
         return {"recorded": True}, "Recorded: thank you."
+
+
+def append_line(path: Path, line: bytes) -> None:
+    """Append ``line`` (ending in a newline) to ``path`` whole or not at all.
+
+    Raises ``OSError`` when it cannot be written; the file is then as it was."""
+    descriptor = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        start = os.fstat(descriptor).st_size
+        if start and os.pread(descriptor, 1, start - 1) != b"\n":
+            line = b"\n" + line  # the last line was torn: end it, so this one stands alone
+        try:
+            written = os.write(descriptor, line)
+            if written != len(line):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError:
+            os.ftruncate(descriptor, start)  # cut back what part of the line was written
+            raise
+    finally:
+        os.close(descriptor)
