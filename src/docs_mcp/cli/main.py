@@ -143,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DocsMcpError as error:
         print(f"docs-mcp: error: {redact(str(error))}", file=sys.stderr)
         return EXIT_FAILURE
+    except OSError as error:  # a path the system refused (too long, a loop, no permission): one line
+        where = f": {error.filename}" if error.filename is not None else ""
+        print(f"docs-mcp: error: {redact(error.strerror or str(error))}{redact(where)}", file=sys.stderr)
+        return EXIT_FAILURE
     except KeyboardInterrupt:
         print("docs-mcp: interrupted", file=sys.stderr)
         return 130

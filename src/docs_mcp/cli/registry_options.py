@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def add_registry_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cache-dir",
-        type=Path,
+        type=path_argument,
         help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")

@@ -69,7 +69,7 @@ def parse_index_spec(text: str) -> LibrarySpec:
     value = text.strip()
     if not value:
         raise ConfigError("--index is empty: give a folder, oci://REF, or NAME=REF")
-    if value.startswith("oci://") or "=" not in value or Path(value).exists():
+    if value.startswith("oci://") or "=" not in value or _is_path(value):
         return LibrarySpec(None, value)
     match = _SPEC.fullmatch(value)
     if match is None:
@@ -88,6 +88,15 @@ def parse_index_spec(text: str) -> LibrarySpec:
     if match["latest"] and version is None:
         raise ConfigError(f"--index {value!r}: '!' marks a version as latest: write NAME@VERSION!=REF")
     return LibrarySpec(name, match["ref"].strip(), version, bool(match["latest"]))
+
+
+def _is_path(value: str) -> bool:
+    """Whether ``value`` names something on disk (a folder whose name holds '='); a value the
+    system cannot even look up (a name over 255 bytes) is not one."""
+    try:
+        return Path(value).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def parse_index_specs(values: Iterable[str]) -> list[LibrarySpec]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.cli.progress import BuildProgressPrinter
 from docs_mcp.embedding.provider import EmbeddingSettings, provider_names
 from docs_mcp.errors import ValidationFailed
@@ -21,9 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "manifest. Refuses (exit 1, nothing written) when validation finds errors; replaces a previous "
         "index atomically.",
     )
-    parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder to index")
+    parser.add_argument("--docs-dir", type=path_argument, required=True, help="the markdown folder to index")
     parser.add_argument(
-        "--out", type=Path, required=True, help="the index folder to write (replaced atomically)"
+        "--out", type=path_argument, required=True, help="the index folder to write (replaced atomically)"
     )
     parser.add_argument(
         "--description",
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument(
         "--site-config",
-        type=Path,
+        type=path_argument,
         help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
         "data; default: the root manifest's site.config, else one found in or beside the docs folder",
     )
@@ -54,7 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--embedding-batch-size", type=int, help="chunks per embedding request (default 64)")
     parser.add_argument("--embedding-concurrency", type=int, help="embedding requests in flight at once")
     parser.add_argument("--embedding-base-url", help="an OpenAI-compatible server's base URL")
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default OUT/.docs-mcp-cache)")
+    parser.add_argument(
+        "--cache-dir", type=path_argument, help="embedding cache folder (default OUT/.docs-mcp-cache)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress, only the summary line")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(func=run)

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.errors import ConfigError
 
 
@@ -16,8 +17,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="preview the chunks of a docs folder or one file",
         description="Show every chunk's id, heading path and size in characters.",
     )
-    parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder")
-    parser.add_argument("--file", help="only this file (path relative to --docs-dir)")
+    parser.add_argument("--docs-dir", type=path_argument, required=True, help="the markdown folder")
+    parser.add_argument("--file", type=path_argument, help="only this file (path relative to --docs-dir)")
     parser.add_argument("--json", action="store_true", help="one JSON object per chunk (JSON lines)")
     parser.set_defaults(func=run)
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         files = [f for f in files if f.path == wanted]
         if not files:
             raise ConfigError(
-                f"{args.file!r} is not an indexed markdown file under {str(args.docs_dir)!r}; "
+                f"{str(args.file)!r} is not an indexed markdown file under {str(args.docs_dir)!r}; "
                 "give its path relative to --docs-dir (templates and hidden folders are skipped)"
             )
     for file in files:
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _relative(file: str, docs_dir: Path) -> str:
+def _relative(file: Path, docs_dir: Path) -> str:
     """``file`` as a posix path under the docs root: relative to it, or a path that includes it."""
     path = Path(file)
     if not path.is_absolute() and (docs_dir / path).exists():

@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.eval.matching import MATCHINGS
 from docs_mcp.search.types import SEARCH_MODES
 
@@ -34,9 +34,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--index", help="the --out folder of docs-mcp build, or oci://REF to pull")
-    where.add_argument("--build", type=Path, metavar="DOCS_DIR", help="build DOCS_DIR into a temporary index")
+    where.add_argument(
+        "--build", type=path_argument, metavar="DOCS_DIR", help="build DOCS_DIR into a temporary index"
+    )
     parser.add_argument(
-        "--queries", type=Path, required=True, help="labelled questions, one JSON object a line"
+        "--queries", type=path_argument, required=True, help="labelled questions, one JSON object a line"
     )
     parser.add_argument("--k", type=_ks, default=[1, 3, 5, 10], help="cut-offs to score (default 1,3,5,10)")
     parser.add_argument(
@@ -60,9 +62,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         help="with --build: one index per embedding provider, scored side by side",
     )
     parser.add_argument(
-        "--baseline", type=Path, help="an earlier --out report: show deltas and moved queries"
+        "--baseline", type=path_argument, help="an earlier --out report: show deltas and moved queries"
     )
-    parser.add_argument("--out", type=Path, help="also write the JSON report to this file")
+    parser.add_argument("--out", type=path_argument, help="also write the JSON report to this file")
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     parser.set_defaults(func=run)
 

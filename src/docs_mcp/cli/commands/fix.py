@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+
+from docs_mcp.cli.paths import path_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -18,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "Touches only docs manifests, front matter and hint comments; only manifests when the docs are "
         "the source of a site generator (someone else's pages).",
     )
-    parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder")
+    parser.add_argument("--docs-dir", type=path_argument, required=True, help="the markdown folder")
     parser.add_argument("--write", action="store_true", help="apply the proposal (default: only print it)")
     parser.add_argument(
         "--llm",
@@ -35,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument(
         "--site-config",
-        type=Path,
+        type=path_argument,
         help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
         "data; default: the root manifest's site.config, else one found in or beside the docs folder",
     )

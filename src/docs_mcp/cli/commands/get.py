@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
+
+from docs_mcp.cli.paths import path_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -12,7 +13,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "get", help="print a chunk by id", description="Print a chunk by id, as the MCP get_doc tool does."
     )
     parser.add_argument(
-        "--index", type=Path, required=True, help="the folder docs-mcp build wrote (its --out)"
+        "--index", type=path_argument, required=True, help="the folder docs-mcp build wrote (its --out)"
     )
     parser.add_argument("chunk_id", help="a chunk id, e.g. guides/retries.md#backoff")
     parser.add_argument("--context", type=int, default=0, help="neighbouring chunks to include each side")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.cli.registry_options import add_registry_arguments, registry_arguments
 
 
@@ -21,7 +21,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "reference", metavar="REF", help="[oci://]REGISTRY/REPOSITORY[:TAG] (tag default latest)"
     )
-    parser.add_argument("--index", type=Path, required=True, help="the --out folder of `docs-mcp build`")
+    parser.add_argument(
+        "--index", type=path_argument, required=True, help="the --out folder of `docs-mcp build`"
+    )
     parser.add_argument(
         "--tag", action="append", default=[], metavar="TAG", help="also tag the artifact TAG (repeatable)"
     )

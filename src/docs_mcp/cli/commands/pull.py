@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.cli.registry_options import add_registry_arguments, registry_arguments
 
 
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("reference", metavar="REF", help="[oci://]REGISTRY/REPOSITORY[:TAG|@sha256:DIGEST]")
     parser.add_argument(
-        "--out", type=Path, required=True, help="the index folder to write (replaced atomically)"
+        "--out", type=path_argument, required=True, help="the index folder to write (replaced atomically)"
     )
     add_registry_arguments(parser)
     parser.set_defaults(func=run)

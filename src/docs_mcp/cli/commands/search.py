@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.errors import ConfigError
 from docs_mcp.search.types import SEARCH_MODES, SearchRequest
 
@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Search a built index, as the MCP search_docs tool does.",
     )
     parser.add_argument(
-        "--index", type=Path, required=True, help="the folder docs-mcp build wrote (its --out)"
+        "--index", type=path_argument, required=True, help="the folder docs-mcp build wrote (its --out)"
     )
     parser.add_argument("query", help="what to look for")
     parser.add_argument("--language", help="only this language (plus global guides, unless --scope is given)")

@@ -11,10 +11,10 @@ import os
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from docs_mcp.cli.paths import path_argument
 from docs_mcp.errors import ConfigError
 from docs_mcp.server.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
 from docs_mcp.server.library import RefreshIntervals, parse_refresh_intervals
@@ -215,7 +215,7 @@ def register(
     )
     parser.add_argument(
         "--cache-dir",
-        type=Path,
+        type=path_argument,
         default=env.get("DOCS_MCP_CACHE_DIR") or None,
         help="artifact cache (default $XDG_CACHE_HOME/docs-mcp or ~/.cache/docs-mcp; env DOCS_MCP_CACHE_DIR)",
     )
@@ -236,7 +236,7 @@ def register(
     )
     parser.add_argument(
         "--feedback-log",
-        type=Path,
+        type=path_argument,
         default=env.get("DOCS_MCP_FEEDBACK_LOG") or None,
         metavar="FILE",
         help="offer the docs_feedback tool and append its reports (query, chunk ids, score, reason, "
@@ -258,7 +258,7 @@ def _register_auth(parser: argparse.ArgumentParser, env: Mapping[str, str]) -> N
     auth = parser.add_argument_group("access control (HTTP only; /healthz and / stay open)")
     auth.add_argument(
         "--auth-tokens",
-        type=Path,
+        type=path_argument,
         default=env.get("DOCS_MCP_AUTH_TOKENS_FILE") or None,
         metavar="FILE",
         help="accept these bearer tokens on /mcp: one token, or sha256:HEX of it, per line; reread "

@@ -7,6 +7,8 @@ import os
 import sys
 from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -15,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         description="Check a docs folder. Errors exit 1; warnings (such as files relying on the "
         "default h2 strategy) exit 0 unless --strict.",
     )
-    parser.add_argument("--docs-dir", type=Path, required=True, help="the markdown folder to check")
+    parser.add_argument("--docs-dir", type=path_argument, required=True, help="the markdown folder to check")
     parser.add_argument(
         "--json",
         dest="format",
@@ -36,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--strict", action="store_true", help="warnings fail too (exit 1)")
     parser.add_argument(
         "--site-config",
-        type=Path,
+        type=path_argument,
         help="the site generator's config (mkdocs.yml, docusaurus.config.js|ts, Sphinx conf.py), read as "
         "data; default: the root manifest's site.config, else one found in or beside the docs folder",
     )
