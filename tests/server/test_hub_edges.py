@@ -41,9 +41,11 @@ def test_intervals_read_every_tag_and_each_library() -> None:
 @pytest.mark.parametrize(
     ("value", "says"),
     [
-        ("sdk=soon", "'sdk=soon' is not a number of seconds of at least 0.1"),
-        ("sdk=0.01", "at least 0.1"),
+        ("sdk=soon", "'sdk=soon' is not a number of seconds from 0.1 to 604,800 (a week)"),
+        ("sdk=0.01", "from 0.1 to"),
         ("sdk=nan", "'sdk=nan' is not"),
+        ("1e300", "'1e300' is not a number of seconds from 0.1"),  # was an OverflowError traceback
+        ("sdk=604801", "'sdk=604801' is not"),
         ("Big Name=5", "'Big Name' is not a library name"),
         ("sdk=5,sdk=6", "sdk is given twice"),
         ("5,6", "the interval of every tag is given twice"),

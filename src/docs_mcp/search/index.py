@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -49,6 +50,21 @@ _RUST_SOURCE = re.compile(r",? ?/(?:\S*\.cargo|rustc/)\S*")  # where in LanceDB'
 _MAX_CAUSE = 200
 
 
+def _unreadable(folder: Path) -> str | None:
+    """The first entry under ``folder`` this process may not read (a permission, not damage), if any.
+    Walks only when a read has failed."""
+    if not os.access(folder, os.R_OK | os.X_OK):
+        return str(folder)
+    for parent, folders, files in os.walk(folder, onerror=lambda _error: None):
+        for name in folders:
+            if not os.access(os.path.join(parent, name), os.R_OK | os.X_OK):
+                return os.path.join(parent, name)
+        for name in files:
+            if not os.access(os.path.join(parent, name), os.R_OK):
+                return os.path.join(parent, name)
+    return None
+
+
 @contextlib.contextmanager
 def lance_reads(root: Path) -> Iterator[None]:
     """Reads of the LanceDB data under ``root``: a missing, truncated or unreadable data file (LanceDB
@@ -57,6 +73,12 @@ def lance_reads(root: Path) -> Iterator[None]:
     try:
         yield
     except (OSError, RuntimeError, ValueError) as error:
+        unreadable = _unreadable(root / LANCEDB_DIR)
+        if unreadable is not None:
+            raise IndexUnavailable(
+                f"the index at {str(root)!r} cannot be read by this user ({unreadable}: permission "
+                f"denied); give it read access (chmod -R a+rX {str(root)!r}) or serve as its owner"
+            ) from error
         cause = _RUST_SOURCE.sub("", str(error).strip().splitlines()[0] if str(error).strip() else "")
         cause = cause if len(cause) <= _MAX_CAUSE else cause[:_MAX_CAUSE] + "..."
         raise IndexUnavailable(
@@ -132,6 +154,12 @@ class DocsIndex:
         embedder = QueryEmbedder(provider, query_timeout) if provider is not None else None
         with lance_reads(root):  # opening reads the table's rows (the catalog) and its indices
             table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
+            rows = table.count_rows()
+            if rows != manifest.chunk_count:  # an edited manifest, or a table from another build
+                raise IndexUnavailable(
+                    f"the index at {str(root)!r} is damaged: its manifest says {manifest.chunk_count} chunks "
+                    f"and its table holds {rows}; rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+                )
             return cls(root, manifest, table, embedder, problem, config or SearchConfig())
 
     def warm(self) -> None:

@@ -21,11 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from math import isfinite
 from pathlib import Path
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.options import MIN_REFRESH_INTERVAL, OCI_SCHEME
+from docs_mcp.server.options import OCI_SCHEME, REFRESH_INTERVAL_RANGE, refresh_interval_allowed
 
 __all__ = [
     "RESERVED_FACETS",
@@ -182,7 +181,7 @@ class RefreshIntervals:
 def parse_refresh_intervals(values: Iterable[str]) -> RefreshIntervals:
     """``--refresh-interval`` values (each ``SECONDS`` or ``NAME=SECONDS``, commas allowed in one).
 
-    Raises ``ConfigError`` naming the value: not a number of seconds of at least 0.1, a malformed
+    Raises ``ConfigError`` naming the value: not a number of seconds from 0.1 to a week, a malformed
     name, or the same library (or the bare default) given twice.
     """
     every_tag: float | None = None
@@ -214,10 +213,9 @@ def _seconds(text: str, item: str) -> float:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
-    if not (isfinite(seconds) and seconds >= MIN_REFRESH_INTERVAL):  # nan and inf are floats too
+    if not refresh_interval_allowed(seconds):  # nan and inf are floats too
         raise ConfigError(
-            f"{item!r} is not a number of seconds of at least {MIN_REFRESH_INTERVAL:g}, or NAME=SECONDS "
-            "for one library"
+            f"{item!r} is not a number of seconds {REFRESH_INTERVAL_RANGE}, or NAME=SECONDS for one library"
         )
     return seconds
 

@@ -6,6 +6,7 @@ neither imports the other for these types.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,18 +21,32 @@ __all__ = [
     "DEFAULT_HOST",
     "DEFAULT_MAX_BODY_BYTES",
     "DEFAULT_PORT",
+    "MAX_REFRESH_INTERVAL",
     "MIN_REFRESH_INTERVAL",
     "OCI_SCHEME",
     "HttpOptions",
     "RegistryOptions",
     "Transport",
+    "refresh_interval_allowed",
 ]
+
 
 Transport = Literal["stdio", "http"]
 OCI_SCHEME = "oci://"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MIN_REFRESH_INTERVAL = 0.1  # seconds: a registry polled faster gains nothing (nan polled ~300 times a second)
+MAX_REFRESH_INTERVAL = 7 * 86_400.0  # a week: longer is "never" (1e300 overflowed the timer)
+
+
+def refresh_interval_allowed(seconds: float) -> bool:
+    """Whether ``seconds`` is a refresh interval the server takes (finite, from
+    ``MIN_REFRESH_INTERVAL`` to ``MAX_REFRESH_INTERVAL``): the one check of every way one is given."""
+    return math.isfinite(seconds) and MIN_REFRESH_INTERVAL <= seconds <= MAX_REFRESH_INTERVAL
+
+
+REFRESH_INTERVAL_RANGE = f"from {MIN_REFRESH_INTERVAL:g} to {MAX_REFRESH_INTERVAL:,.0f} (a week)"
+
 DEFAULT_MAX_BODY_BYTES = 64 * 1024  # a tool call is a few hundred bytes; anything huge is abuse
 
 

@@ -16,7 +16,6 @@ over stdio never loads this package's HTTP module.
 from __future__ import annotations
 
 import importlib
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,11 +27,12 @@ from docs_mcp.redact import redact
 from docs_mcp.server.budget import max_tokens_from_env, parse_max_tokens
 from docs_mcp.server.mcp_import import install_lazy_mcp
 from docs_mcp.server.options import (
-    MIN_REFRESH_INTERVAL,
     OCI_SCHEME,
+    REFRESH_INTERVAL_RANGE,
     HttpOptions,
     RegistryOptions,
     Transport,
+    refresh_interval_allowed,
 )
 from docs_mcp.server.remote_index import IndexWorker
 from docs_mcp.server.startup import collector_paused
@@ -81,12 +81,10 @@ def serve(
     """
     install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
     options = registry or RegistryOptions()
-    if options.refresh_interval is not None and not (
-        math.isfinite(options.refresh_interval) and options.refresh_interval >= MIN_REFRESH_INTERVAL
-    ):
+    if options.refresh_interval is not None and not refresh_interval_allowed(options.refresh_interval):
         raise UsageError(
-            f"--refresh-interval {options.refresh_interval:g} is not a number of seconds of at least "
-            f"{MIN_REFRESH_INTERVAL:g}"
+            f"--refresh-interval {options.refresh_interval:g} is not a number of seconds "
+            f"{REFRESH_INTERVAL_RANGE}"
         )
     budget = (
         max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")

@@ -163,6 +163,8 @@ class IndexManifest:
             if not isinstance(data, dict):
                 raise TypeError("not a JSON object")
             version = data["format_version"]
+            if not isinstance(version, int) or isinstance(version, bool):
+                raise TypeError(f"format_version is {version!r}, not a whole number")
             if version != FORMAT_VERSION:
                 raise IndexCompatibilityError(
                     f"{where} has format version {version}; this docs-mcp reads version {FORMAT_VERSION}. "
@@ -187,13 +189,15 @@ class IndexManifest:
                 },
                 embedding=(
                     EmbeddingInfo(
-                        str(embedding["provider"]), str(embedding["model"]), int(embedding["dimensions"])
+                        str(embedding["provider"]),
+                        str(embedding["model"]),
+                        _count(embedding["dimensions"], "embedding.dimensions", least=1),
                     )
                     if embedding
                     else None
                 ),
-                chunk_count=int(data["chunk_count"]),
-                file_count=int(data["file_count"]),
+                chunk_count=_count(data["chunk_count"], "chunk_count"),
+                file_count=_count(data["file_count"], "file_count"),
                 content_hash=str(data["content_hash"]),
                 source_commit=data.get("source_commit"),
                 taxonomy={
@@ -212,6 +216,13 @@ class IndexManifest:
             raise IndexUnavailable(
                 f"{where} is corrupt ({error}); rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
             ) from error
+
+
+def _count(value: object, what: str, least: int = 0) -> int:
+    """A whole number of at least ``least`` (a count): not a bool, a string or a float."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{what} is {value!r}, not a whole number of at least {least}")
+    return value
 
 
 def _mapping(value: object, what: str) -> Mapping[str, Any]:
