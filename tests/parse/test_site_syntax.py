@@ -8,7 +8,7 @@ from chunk_ownership import assert_ownership
 
 from docs_mcp.chunk.chunking import chunk_file
 from docs_mcp.chunk.chunks import FileSettings
-from docs_mcp.parse.site_include import MAX_INCLUDE_DEPTH
+from docs_mcp.parse.site_include import MAX_INCLUDED_BYTES
 from docs_mcp.parse.site_syntax import Dialect, normalise_site_syntax
 
 MKDOCS = Dialect("mkdocs", variables={"version": "2.1", "project": {"name": "Acme"}})
@@ -166,10 +166,33 @@ def test_hostile_lines_are_normalised_in_linear_time(line: str) -> None:
         assert result.text.startswith("# T\n")
 
 
-def test_a_page_that_includes_itself_stops_at_the_depth_bound_with_a_finding() -> None:
+def test_a_page_that_includes_itself_is_refused_with_a_finding() -> None:
     # Found by a mkdocs page with ``--8<-- "docs/a.md"`` in docs/a.md: it recursed until Python's limit.
     page = '# A\n\nText\n\n--8<-- "a.md"\n'
     result = normalise_site_syntax(page, MKDOCS, _reader({"a.md": page}), "a.md")
-    assert result.text.count("Text") == MAX_INCLUDE_DEPTH + 1
+    assert result.text.count("Text") == 1  # a file including itself is refused at once
     assert [note.rule for note in result.notes] == ["include-missing"]
-    assert "nested over 4 deep" in result.notes[0].message and result.notes[0].line == 5
+    assert "includes itself (a.md -> a.md)" in result.notes[0].message and result.notes[0].line == 5
+
+
+def test_a_page_including_itself_many_times_expands_none_of_them() -> None:
+    """A 24-line page including itself 20 times (depth was capped at 4, the copies were not: 20^4)
+    ran validate past 40 s; as ``./a.md`` or through another file the same."""
+    page = "# A\n\n" + "Some text.\n\n" * 10 + '--8<-- "./a.md"\n\n' * 20
+    result = normalise_site_syntax(page, MKDOCS, _reader({"./a.md": page}), "a.md")
+    assert result.text.count("Some text.") == 10
+    assert len(result.notes) == 20 and all("includes itself" in n.message for n in result.notes)
+    other = '--8<-- "b.md"\n'
+    cycle = normalise_site_syntax(other, MKDOCS, _reader({"b.md": '--8<-- "a.md"\n', "a.md": other}), "a.md")
+    assert "includes itself (a.md -> b.md -> a.md)" in cycle.notes[0].message
+
+
+def test_includes_fanning_out_are_bounded_in_total_not_only_in_depth() -> None:
+    """Five files each including the next 20 times: 20^4 copies of the last before, now its
+    includes add at most MAX_INCLUDED_BYTES to the page, and the rest are findings."""
+    leaf = "x" * 2_000 + "\n"
+    files = {f"f{n}.md": f'--8<-- "f{n + 1}.md"\n' * 20 for n in range(1, 4)} | {"f4.md": leaf}
+    result = normalise_site_syntax('--8<-- "f1.md"\n' * 20, MKDOCS, _reader(files), "page.md")
+    assert len(result.text) <= MAX_INCLUDED_BYTES + 20 * 8_000
+    assert MAX_INCLUDED_BYTES // 4_000 < result.text.count("x" * 2_000) <= MAX_INCLUDED_BYTES // 2_001
+    assert any(f"includes pass {MAX_INCLUDED_BYTES:,} bytes" in note.message for note in result.notes)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 __all__ = [
+    "MAX_INCLUDED_BYTES",
     "MAX_INCLUDE_DEPTH",
     "Include",
     "IncludeReader",
@@ -24,8 +25,10 @@ __all__ = [
 
 # (text, None) when read; (None, why) when not: missing, outside the repository folder, ...
 IncludeReader = Callable[[str, str], tuple[str | None, str | None]]
-# Includes inside included files, this deep at most: a page that includes itself (or a cycle) stops here.
+# Includes inside included files, this deep at most (a file that includes itself is refused at once).
 MAX_INCLUDE_DEPTH = 4
+# What all the includes of one page may add together: bounded in total, not only in depth.
+MAX_INCLUDED_BYTES = 2 * 1024 * 1024
 
 _SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
 _SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")

@@ -24,6 +24,7 @@ an include is expanded: ``Normalised.origins`` then maps each output line to its
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from typing import Any
 from docs_mcp.parse.markdown import normalise
 from docs_mcp.parse.site_include import (
     MAX_INCLUDE_DEPTH,
+    MAX_INCLUDED_BYTES,
     Include,
     IncludeReader,
     code_language,
@@ -126,14 +128,35 @@ def normalise_site_syntax(
     path: str = "",
 ) -> Normalised:
     """``source`` (a page of ``path``) in plain markdown; see the module docstring. Raises nothing."""
-    return _normalise(source, dialect, read_include, path, include_depth=0)
+    chain = (posixpath.normpath(path),) if path else ()
+    return _normalise(source, dialect, read_include, path, _Expansion(MAX_INCLUDED_BYTES), chain)
+
+
+def _beside(chain: tuple[str, ...], target: str) -> str:
+    """``target`` as a path beside the file that includes it (the last of ``chain``), so that a file
+    including itself as ``./page.md`` or ``../guides/page.md`` is seen to."""
+    folder = posixpath.dirname(chain[-1]) if chain else ""
+    return posixpath.normpath(posixpath.join(folder, target))
+
+
+@dataclass
+class _Expansion:
+    """What the includes of one page may still add, in bytes: bounded in total, not only in depth (a
+    page including itself 20 times, 4 deep, was 20^4 copies)."""
+
+    left: int
 
 
 def _normalise(
-    source: str, dialect: Dialect, read_include: IncludeReader | None, path: str, include_depth: int
+    source: str,
+    dialect: Dialect,
+    read_include: IncludeReader | None,
+    path: str,
+    expansion: _Expansion,
+    chain: tuple[str, ...],
 ) -> Normalised:
     lines = normalise(source).split("\n")
-    machine = _Machine(dialect, read_include, path, _references(lines), include_depth)
+    machine = _Machine(dialect, read_include, path, _references(lines), expansion, chain)
     start = _front_matter_end(lines)
     for number in range(1, start):
         machine.emit(lines[number - 1], number, raw=True)
@@ -175,7 +198,8 @@ class _Machine:
         reader: IncludeReader | None,
         path: str,
         refs: frozenset[str],
-        include_depth: int,
+        expansion: _Expansion,
+        chain: tuple[str, ...],
     ) -> None:
         self.dialect = dialect
         self.reader = reader
@@ -191,7 +215,8 @@ class _Machine:
         self.pending: list[int] = []  # blank source lines not yet known to be inside the open boxes
         self.skip: Callable[[str], bool] | None = None  # option lines after an opener
         self.statement_depth = 0  # an MDX import/export statement still open (bracket balance)
-        self.include_depth = include_depth  # how deep inside included files this page is
+        self.expansion = expansion  # the bytes the page's includes may still add, shared by all levels
+        self.chain = chain  # the page and the files that included this one, outermost first
         self.dropping: _Box | None = None  # a directive whose whole content goes (``{toctree}``)
         self.partials: dict[str, str] = {}  # MDX component name -> the markdown file it imports
 
@@ -466,10 +491,16 @@ class _Machine:
         text: str | None = None
         if self.reader is None:
             problem: str | None = "the include reader is off"
-        elif self.include_depth >= MAX_INCLUDE_DEPTH:
-            problem = f"includes nested over {MAX_INCLUDE_DEPTH} deep (a file that includes itself?)"
+        elif (where := _beside(self.chain, path)) in self.chain:
+            problem = f"includes itself ({' -> '.join([*self.chain, where])})"
+        elif len(self.chain) > MAX_INCLUDE_DEPTH:
+            problem = f"includes nested over {MAX_INCLUDE_DEPTH} deep"
         else:
             text, problem = self.reader(path, self.path)
+            if text is not None and len(text) > self.expansion.left:
+                text, problem = None, f"the page's includes pass {MAX_INCLUDED_BYTES:,} bytes"
+            elif text is not None:
+                self.expansion.left -= len(text)
         if text is None:
             rule = "include-outside" if problem and "outside" in problem else "include-missing"
             self.note(number, rule, f"include {path!r}: {problem}; not indexed")
@@ -485,7 +516,9 @@ class _Machine:
             if include.code:
                 self.emit(f"{indent}```", number)
             return
-        inner = _normalise("\n".join(body), self.dialect, self.reader, path, self.include_depth + 1)
+        inner = _normalise(
+            "\n".join(body), self.dialect, self.reader, path, self.expansion, (*self.chain, where)
+        )
         for line in inner.text.split("\n"):
             self.emit(f"{indent}{line}" if line else "", number)
         self.notes.extend(SyntaxNote(number, n.rule, f"{path}: {n.message}") for n in inner.notes)
