@@ -123,4 +123,6 @@ def _guess(language: str) -> str:
         return "import sdk\n\nclient = sdk.Client()\nresult = client.request('items')\nprint(result)\n"
     if language == "go":
         return 'package main\n\nfunc main() {\n\tclient := NewClient()\n\tclient.Do("items")\n}\n'
-    return 'const client = new Client();\nconst result = await client.request("items");\nconsole.log(result);\n'
+    return (
+        'const client = new Client();\nconst result = await client.request("items");\nconsole.log(result);\n'
+    )

@@ -72,7 +72,9 @@ class WireServer(ThreadingHTTPServer):
 
 
 @contextmanager
-def model_wire(player: Player, models: tuple[str, ...] = ("scripted",), key: str | None = None) -> Iterator[WireServer]:
+def model_wire(
+    player: Player, models: tuple[str, ...] = ("scripted",), key: str | None = None
+) -> Iterator[WireServer]:
     """A running wire server (stopped on exit)."""
     server = WireServer(player, models, key)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -96,7 +98,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         path = self.path.rstrip("/")
         if path == "/v1/models":
-            data = [{"id": m, "object": "model", "created": 0, "owned_by": "wire"} for m in self.server.models]
+            data = [
+                {"id": m, "object": "model", "created": 0, "owned_by": "wire"} for m in self.server.models
+            ]
             self._send(200, {"object": "list", "data": data})
         elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in self.server.models:
             self._send(200, {"type": "model", "id": path.removeprefix("/v1/models/"), "display_name": "wire"})
@@ -121,7 +125,12 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(outcome.status, _error("rate_limit_error", "scripted failure"), headers)
             return
         used = (len(json.dumps(body)) // 4, len(json.dumps([outcome.text, outcome.calls])) // 4)
-        self._send(200, _as_message(outcome, body, used, seen.turns) if anthropic else _as_chat(outcome, body, used, seen.turns))
+        self._send(
+            200,
+            _as_message(outcome, body, used, seen.turns)
+            if anthropic
+            else _as_chat(outcome, body, used, seen.turns),
+        )
 
     def _authorised(self) -> bool:
         key = self.server.key
@@ -192,7 +201,11 @@ def _seen_messages(body: dict[str, Any]) -> Seen:
             names.update({b["id"]: b["name"] for b in blocks if b.get("type") == "tool_use"})
         for block in blocks:
             if block.get("type") == "tool_result":
-                entry = (names.get(block["tool_use_id"], "?"), _text_of(block["content"]), bool(block.get("is_error")))
+                entry = (
+                    names.get(block["tool_use_id"], "?"),
+                    _text_of(block["content"]),
+                    bool(block.get("is_error")),
+                )
                 results.append(entry)
                 last.append(entry)
     first = messages[0]["content"] if messages else ""
@@ -209,15 +222,21 @@ def _seen_messages(body: dict[str, Any]) -> Seen:
 
 def _as_chat(reply: Reply, body: dict[str, Any], used: tuple[int, int], turn: int) -> dict[str, Any]:
     calls = [
-        {"id": f"call_{turn}_{n}", "type": "function",
-         "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+        {
+            "id": f"call_{turn}_{n}",
+            "type": "function",
+            "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)},
+        }
         for n, (name, args) in enumerate(reply.calls)
     ]
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if calls:
         message["tool_calls"] = calls
     return {
-        "id": f"chatcmpl-{turn}", "object": "chat.completion", "created": 0, "model": body["model"],
+        "id": f"chatcmpl-{turn}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": body["model"],
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": {"prompt_tokens": used[0], "completion_tokens": used[1], "total_tokens": sum(used)},
     }
@@ -230,8 +249,13 @@ def _as_message(reply: Reply, body: dict[str, Any], used: tuple[int, int], turn:
         for n, (name, args) in enumerate(reply.calls)
     ]
     return {
-        "id": f"msg_{turn}", "type": "message", "role": "assistant", "model": body["model"], "content": content,
-        "stop_reason": "tool_use" if reply.calls else "end_turn", "stop_sequence": None,
+        "id": f"msg_{turn}",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": "tool_use" if reply.calls else "end_turn",
+        "stop_sequence": None,
         "usage": {"input_tokens": used[0], "output_tokens": used[1]},
     }
 

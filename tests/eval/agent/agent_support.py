@@ -12,7 +12,10 @@ SCRIPTS: dict[str, list[dict[str, Any]]] = {
     "docs-flow": [
         {"call": "search_docs", "args": {"query": "retry a failed payment safely", "limit": 3}},
         {"call": "get_doc", "args": {"chunk_id": "$first_hit"}},
-        {"call": "write_file", "args": {"path": "notes.md", "content": "Retries are safe: idempotency keys.\n"}},
+        {
+            "call": "write_file",
+            "args": {"path": "notes.md", "content": "Retries are safe: idempotency keys.\n"},
+        },
         {"say": "Retries are made safe by idempotency keys."},
     ],
     "malformed": [
@@ -21,11 +24,13 @@ SCRIPTS: dict[str, list[dict[str, Any]]] = {
         {"say": "It says: the given text"},
     ],
     "escape": [
-        {"calls": [
-            {"call": "write_file", "args": {"path": "../outside.txt", "content": "out"}},
-            {"call": "read_file", "args": {"path": "/etc/hostname"}},
-            {"call": "no_such_tool", "args": {}},
-        ]},
+        {
+            "calls": [
+                {"call": "write_file", "args": {"path": "../outside.txt", "content": "out"}},
+                {"call": "read_file", "args": {"path": "/etc/hostname"}},
+                {"call": "no_such_tool", "args": {}},
+            ]
+        },
         {"call": "list_files", "args": {}},
         {"say": "listed"},
     ],

@@ -27,10 +27,18 @@ def reader() -> Iterator[WireServer]:
 
 
 @pytest.fixture(scope="module")
-def compared(reader: WireServer, acme_index: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[AgentReport, Path]:
+def compared(
+    reader: WireServer, acme_index: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[AgentReport, Path]:
     results = tmp_path_factory.mktemp("compared") / "runs.jsonl"
     options = AgentEvalOptions(
-        ACME, "docs-reader", index=acme_index, base_url=reader.base_url, compare=True, concurrency=2, results=results
+        ACME,
+        "docs-reader",
+        index=acme_index,
+        base_url=reader.base_url,
+        compare=True,
+        concurrency=2,
+        results=results,
     )
     return agent_eval(options), results
 
@@ -44,8 +52,12 @@ def test_compare_runs_each_scenario_with_and_without_the_server_and_classifies_i
 ) -> None:
     report = compared[0].to_dict()
     assert {(run["scenario"], run["arm"]) for run in report["runs"]} == {
-        (scenario, arm) for scenario in report["comparison"]["gained"] + report["comparison"]["both_fail"]
-        + report["comparison"]["both_pass"] + report["comparison"]["lost"] for arm in ("with", "without")
+        (scenario, arm)
+        for scenario in report["comparison"]["gained"]
+        + report["comparison"]["both_fail"]
+        + report["comparison"]["both_pass"]
+        + report["comparison"]["lost"]
+        for arm in ("with", "without")
     }
     # The docs-reading player copies the Python SDK's own snippets; without the docs it guesses.
     assert "acme-python-errors" in report["comparison"]["gained"]
@@ -80,7 +92,11 @@ def test_only_unfinished_or_changed_scenarios_run_again(
     again = agent_eval(options)
     assert again.resumed == 8
     assert _model_calls(reader) - before == 4 + 2  # with: search, read, write, answer; without: write, answer
-    fresh = agent_eval(AgentEvalOptions(ACME, "docs-reader", index=acme_index, base_url=reader.base_url, results=results, fresh=True))
+    fresh = agent_eval(
+        AgentEvalOptions(
+            ACME, "docs-reader", index=acme_index, base_url=reader.base_url, results=results, fresh=True
+        )
+    )
     assert fresh.resumed == 0
 
 
@@ -94,14 +110,21 @@ def test_a_baseline_gives_deltas_and_the_runs_whose_outcome_changed(
     baseline = tmp_path / "before.json"
     baseline.write_text(json.dumps(previous))
     options = AgentEvalOptions(
-        ACME, "docs-reader", index=acme_index, base_url=reader.base_url, compare=True, results=compared[1],
+        ACME,
+        "docs-reader",
+        index=acme_index,
+        base_url=reader.base_url,
+        compare=True,
+        results=compared[1],
         baseline=baseline,
     )
     report = agent_eval(options).to_dict()
     deltas = report["baseline"]
     assert deltas["arms"]["with"]["pass_rate"] == pytest.approx(0.2)
     assert deltas["arms"]["without"]["pass_rate"] == 0
-    assert deltas["changed"] == [{"scenario": flipped["scenario"], "arm": "with", "was": "failed", "now": "passed"}]
+    assert deltas["changed"] == [
+        {"scenario": flipped["scenario"], "arm": "with", "was": "failed", "now": "passed"}
+    ]
     assert f"{flipped['scenario']} (with): failed -> passed" in render(report)
 
 
@@ -121,10 +144,14 @@ def test_the_comparison_classes_follow_each_arms_outcome() -> None:
         return RunResult(scenario, "c", arm, "openai", "m", "d", status=status)
 
     runs = [
-        run("a", "with", "passed"), run("a", "without", "failed"),
-        run("b", "with", "failed"), run("b", "without", "passed"),
-        run("c", "with", "passed"), run("c", "without", "passed"),
-        run("d", "with", "error"), run("d", "without", "failed"),
+        run("a", "with", "passed"),
+        run("a", "without", "failed"),
+        run("b", "with", "failed"),
+        run("b", "without", "passed"),
+        run("c", "with", "passed"),
+        run("c", "without", "passed"),
+        run("d", "with", "error"),
+        run("d", "without", "failed"),
         run("e", "with", "passed"),
     ]
     assert compare_arms(runs) == {"gained": ["a"], "lost": ["b"], "both_pass": ["c"], "both_fail": ["d"]}

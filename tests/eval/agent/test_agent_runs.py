@@ -31,7 +31,9 @@ class Ran:
 
 
 @pytest.fixture(scope="module", params=["openai", "anthropic"])
-def ran(request: pytest.FixtureRequest, acme_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ran]:
+def ran(
+    request: pytest.FixtureRequest, acme_index: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Ran]:
     folder = tmp_path_factory.mktemp(f"scripted-{request.param}")
     with pytest.MonkeyPatch.context() as patch, model_wire(Scripted(SCRIPTS), key="test-key") as wire:
         patch.setenv("OPENAI_API_KEY", "test-key")
@@ -64,7 +66,9 @@ def test_the_agent_searches_reads_writes_and_answers_through_the_real_server(ran
 
 def test_a_soft_check_that_fails_is_reported_and_does_not_fail_the_run(ran: Ran) -> None:
     soft = [check for check in ran.run("docs-flow").checks if check["soft"]]
-    assert soft == [{"label": "a soft check that fails", "ok": False, "soft": True, "detail": "the answer does not match"}]
+    assert soft == [
+        {"label": "a soft check that fails", "ok": False, "soft": True, "detail": "the answer does not match"}
+    ]
 
 
 def test_malformed_arguments_go_back_to_the_model_as_an_error_and_the_run_goes_on(ran: Ran) -> None:
@@ -99,7 +103,12 @@ def test_a_run_whose_hard_check_fails_fails(ran: Ran) -> None:
     wrong = ran.run("wrong")
     assert wrong.status == "failed"
     assert wrong.checks == [
-        {"label": "answer contains 'right'", "ok": False, "soft": False, "detail": "the answer does not contain it"}
+        {
+            "label": "answer contains 'right'",
+            "ok": False,
+            "soft": False,
+            "detail": "the answer does not contain it",
+        }
     ]
 
 

@@ -27,7 +27,7 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 def test_the_published_schema_is_the_packaged_one() -> None:
     published = (REPO_ROOT / "schemas" / "agent-scenarios.schema.json").read_bytes()
-    packaged = (REPO_ROOT / "src" / "docs_mcp" / "eval" / "agent" / "schemas" / "agent-scenarios.schema.json")
+    packaged = REPO_ROOT / "src" / "docs_mcp" / "eval" / "agent" / "schemas" / "agent-scenarios.schema.json"
     assert published == packaged.read_bytes()
     assert scenario_schema()["title"] == "docs-mcp agent-eval scenarios"
 
@@ -41,17 +41,33 @@ def test_every_shipped_scenario_file_loads() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("scenarios:\n  - id: a\n    prompt: p\n    promt: typo\n", ":2: scenarios[0]: Additional properties"),
-        ("scenarios:\n  - id: a\n    prompt: p\n    expect:\n      - answer_contains: x\n        file: y\n",
-         ":5: scenarios[0].expect[0]: an assertion needs exactly one of"),
-        ("scenarios:\n  - id: a\n    prompt: p\n    expect:\n      - answer_regex: '(['\n",
-         ":5: scenarios[0].expect[0].answer_regex: not a regular expression"),
-        ("scenarios:\n  - id: a\n    prompt: p\n    limits: {turns: 0}\n", ":4: scenarios[0].limits.turns: 0 is less"),
+        (
+            "scenarios:\n  - id: a\n    prompt: p\n    promt: typo\n",
+            ":2: scenarios[0]: Additional properties",
+        ),
+        (
+            "scenarios:\n  - id: a\n    prompt: p\n    expect:\n"
+            "      - answer_contains: x\n        file: y\n",
+            ":5: scenarios[0].expect[0]: an assertion needs exactly one of",
+        ),
+        (
+            "scenarios:\n  - id: a\n    prompt: p\n    expect:\n      - answer_regex: '(['\n",
+            ":5: scenarios[0].expect[0].answer_regex: not a regular expression",
+        ),
+        (
+            "scenarios:\n  - id: a\n    prompt: p\n    limits: {turns: 0}\n",
+            ":4: scenarios[0].limits.turns: 0 is less",
+        ),
         ("scenarios:\n  - id: a\n    prompt: [unclosed\n", ":4: the file is not valid YAML"),
-        ("scenarios:\n  - {id: a, prompt: p}\n  - {id: a, prompt: q}\n", ":3: scenario id 'a' is already used at"),
+        (
+            "scenarios:\n  - {id: a, prompt: p}\n  - {id: a, prompt: q}\n",
+            ":3: scenario id 'a' is already used at",
+        ),
     ],
 )
-def test_a_bad_scenario_file_is_refused_naming_the_file_and_line(tmp_path: Path, text: str, expected: str) -> None:
+def test_a_bad_scenario_file_is_refused_naming_the_file_and_line(
+    tmp_path: Path, text: str, expected: str
+) -> None:
     path = _write(tmp_path, text)
     with pytest.raises(ConfigError) as refused:
         load_scenarios(path)
@@ -67,7 +83,10 @@ def test_the_workspace_refuses_paths_that_leave_it(tmp_path: Path) -> None:
     for path in ("../secret.txt", str(tmp_path / "secret.txt"), "link.txt", "a/../../secret.txt"):
         with pytest.raises(WorkspaceRefused):
             workspace.call("read_file", {"path": path})
-    assert workspace.call("write_file", {"path": "src/main.py", "content": "x = 1\n"}) == "wrote src/main.py (6 characters)"
+    assert (
+        workspace.call("write_file", {"path": "src/main.py", "content": "x = 1\n"})
+        == "wrote src/main.py (6 characters)"
+    )
     assert workspace.call("list_files", {}) == "link.txt\nsrc/main.py"
     assert workspace.call("read_file", {"path": "src/main.py"}) == "x = 1\n"
 
@@ -104,10 +123,10 @@ def test_a_missing_or_refused_key_is_named_before_any_scenario(
     with pytest.raises(ConfigError, match="set ANTHROPIC_API_KEY"):
         agent_eval(_options(scripted_wire, acme_index, provider="anthropic"))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "wrong")
-    with pytest.raises(ConfigError, match="rejected the API key .HTTP 401.: check ANTHROPIC_API_KEY"):
+    with pytest.raises(ConfigError, match=r"rejected the API key .HTTP 401.: check ANTHROPIC_API_KEY"):
         agent_eval(_options(scripted_wire, acme_index, provider="anthropic"))
     # On loopback no key is needed, so the placeholder is sent: this server wants a real one.
-    with pytest.raises(ConfigError, match="rejected the API key .HTTP 401.: check OPENAI_API_KEY"):
+    with pytest.raises(ConfigError, match=r"rejected the API key .HTTP 401.: check OPENAI_API_KEY"):
         agent_eval(_options(scripted_wire, acme_index))
 
 
@@ -117,11 +136,12 @@ def test_an_endpoint_nothing_answers_at_is_named_before_any_scenario(acme_index:
         port = unused.getsockname()[1]
     from docs_mcp.openai_api import RetryPolicy
 
-    with pytest.raises(ConfigError, match=rf"cannot list the models of http://127.0.0.1:{port}/v1: connection failed"):
+    with pytest.raises(
+        ConfigError, match=rf"cannot list the models of http://127.0.0.1:{port}/v1: connection failed"
+    ):
         agent_eval(_options(None, acme_index, base_url=f"http://127.0.0.1:{port}/v1", retry=RetryPolicy(1)))
 
 
 def test_the_docs_server_is_named_once(acme_index: Path) -> None:
     with pytest.raises(ConfigError, match="name the docs server once"):
         agent_eval(AgentEvalOptions(SCRIPTED, "m", index=acme_index, url="http://127.0.0.1:1/mcp"))
-

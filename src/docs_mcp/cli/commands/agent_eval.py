@@ -27,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("scenarios", type=Path, metavar="SCENARIOS", help="a scenario file or folder")
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--index", help="the --out folder of docs-mcp build, or oci://REF, served as users run it")
+    where.add_argument(
+        "--index", help="the --out folder of docs-mcp build, or oci://REF, served as users run it"
+    )
     where.add_argument("--url", help="the MCP URL of a running docs server (http://HOST:PORT/mcp)")
     parser.add_argument(
         "--transport", choices=("stdio", "http"), default="stdio", help="how to serve --index (default stdio)"
@@ -49,8 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--fresh", action="store_true", help="ignore earlier results: run everything again")
     parser.add_argument("--baseline", type=Path, help="an earlier --out report: show deltas")
-    parser.add_argument("--prices", type=Path, help="a JSON file of model -> {input, output} $ per million tokens")
-    parser.add_argument("--keep-workspaces", type=Path, metavar="DIR", help="keep each run's folder under DIR")
+    parser.add_argument(
+        "--prices", type=Path, help="a JSON file of model -> {input, output} $ per million tokens"
+    )
+    parser.add_argument(
+        "--keep-workspaces", type=Path, metavar="DIR", help="keep each run's folder under DIR"
+    )
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     parser.set_defaults(func=run)
 
@@ -61,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
 
     results = args.results
     if results is None:
-        results = args.out.with_name(args.out.stem + ".runs.jsonl") if args.out else Path("agent-eval.runs.jsonl")
+        results = (
+            args.out.with_name(args.out.stem + ".runs.jsonl") if args.out else Path("agent-eval.runs.jsonl")
+        )
     report = agent_eval(
         AgentEvalOptions(
             scenarios=args.scenarios,

@@ -91,7 +91,12 @@ def agent_eval(options: AgentEvalOptions, progress: Progress | None = None) -> A
     done = store.finished() if store else {}
     planned = [_blank(scenario, arm, provider) for scenario in scenarios for arm in arms]
     reused = [done[result.key] for result in planned if result.key in done]
-    todo = [(scenario, arm) for scenario in scenarios for arm in arms if _blank(scenario, arm, provider).key not in done]
+    todo = [
+        (scenario, arm)
+        for scenario in scenarios
+        for arm in arms
+        if _blank(scenario, arm, provider).key not in done
+    ]
     if reused:
         say(f"resuming: {len(reused)} runs already finished in {options.results}")
     with _server_source(options, needed=any(arm == "with" for _, arm in todo)) as target:
@@ -100,15 +105,24 @@ def agent_eval(options: AgentEvalOptions, progress: Progress | None = None) -> A
     runs = sorted([*reused, *fresh], key=lambda result: order.get(result.key, len(order)))
     label = options.url or str(options.index)
     report = AgentReport(
-        str(options.scenarios), label, provider.name, options.model, arms, runs,
-        time.perf_counter() - started, len(reused), baseline,
+        str(options.scenarios),
+        label,
+        provider.name,
+        options.model,
+        arms,
+        runs,
+        time.perf_counter() - started,
+        len(reused),
+        baseline,
     )
     return report
 
 
 def _check(options: AgentEvalOptions) -> None:
     if (options.index is None) == (options.url is None):
-        raise ConfigError("name the docs server once: --index OUT (or oci://REF), or --url of a running server")
+        raise ConfigError(
+            "name the docs server once: --index OUT (or oci://REF), or --url of a running server"
+        )
     if options.transport not in ("stdio", "http"):
         raise ConfigError(f"--transport must be stdio or http (got {options.transport!r})")
     if not 1 <= options.concurrency <= MAX_CONCURRENCY:
@@ -148,7 +162,9 @@ async def _run_all(
 
     async def one(scenario: Scenario, arm: str, server: ServerTools | None) -> None:
         async with limiter:
-            result = await _run_one(scenario, arm, provider, server if arm == "with" else None, price, options)
+            result = await _run_one(
+                scenario, arm, provider, server if arm == "with" else None, price, options
+            )
         finished.append(result)
         if store is not None:
             store.write(result)
@@ -169,7 +185,8 @@ def _line(result: RunResult) -> str:
     if result.error:
         return f"{head}: {result.error}"
     held = sum(1 for check in result.checks if check["ok"])
-    return f"{head}, {result.stop}, {result.turns} turns, {held}/{len(result.checks)} checks, {result.seconds:.1f} s"
+    checks = f"{held}/{len(result.checks)} checks"
+    return f"{head}, {result.stop}, {result.turns} turns, {checks}, {result.seconds:.1f} s"
 
 
 @asynccontextmanager
@@ -205,7 +222,11 @@ async def _run_one(
         checks = await anyio.to_thread.run_sync(check_all, scenario.expect, ended.answer, workspace)
     result.status = "passed" if passed(checks) else "failed"
     result.stop, result.answer, result.turns = ended.stop, ended.answer, ended.turns
-    result.input_tokens, result.output_tokens, result.cost = ended.input_tokens, ended.output_tokens, ended.cost
+    result.input_tokens, result.output_tokens, result.cost = (
+        ended.input_tokens,
+        ended.output_tokens,
+        ended.cost,
+    )
     result.tool_calls = dict(sorted(ended.tool_calls.items()))
     result.tool_errors, result.retries = ended.tool_errors, ended.retries
     result.activated = activated(ended.tool_calls, server)

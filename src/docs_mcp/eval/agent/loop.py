@@ -15,6 +15,7 @@ from typing import Any
 
 import anyio
 from mcp import Client
+from mcp.types import TextContent
 
 from docs_mcp.eval.agent.conversation import Message, Provider, ToolCall, ToolResult
 from docs_mcp.eval.agent.prices import Price
@@ -96,7 +97,9 @@ async def run_agent(
     return done
 
 
-async def _answer(call: ToolCall, server: ServerTools | None, workspace: Workspace, done: Finished) -> ToolResult:
+async def _answer(
+    call: ToolCall, server: ServerTools | None, workspace: Workspace, done: Finished
+) -> ToolResult:
     done.tool_calls[call.name] += 1
     result = await _dispatch(call, server, workspace)
     if result.is_error:
@@ -123,7 +126,9 @@ async def _dispatch(call: ToolCall, server: ServerTools | None, workspace: Works
             return error(str(refused))
     if server is not None and any(call.name == tool.name for tool in server.specs):
         return await _call_server(call, call.arguments, server.client)
-    offered = [tool.name for tool in WORKSPACE_TOOLS] + [tool.name for tool in (server.specs if server else ())]
+    offered = [tool.name for tool in WORKSPACE_TOOLS] + [
+        tool.name for tool in (server.specs if server else ())
+    ]
     return error(f"there is no tool {call.name!r}; the tools are: {', '.join(offered)}")
 
 
@@ -132,7 +137,7 @@ async def _call_server(call: ToolCall, arguments: dict[str, Any], client: Client
         result = await client.call_tool(call.name, arguments)
     except Exception as failure:  # a protocol error the SDK raises: the model hears of it, the run goes on
         return ToolResult(call.id, call.name, f"the tool call failed: {failure}", is_error=True)
-    texts = [part.text for part in result.content if getattr(part, "type", "") == "text"]
+    texts = [part.text for part in result.content if isinstance(part, TextContent)]
     text = "\n".join(texts) if texts else json.dumps(result.structured_content or {}, ensure_ascii=False)
     return ToolResult(call.id, call.name, text, is_error=bool(result.is_error))
 
@@ -140,4 +145,3 @@ async def _call_server(call: ToolCall, arguments: dict[str, Any], client: Client
 def activated(tool_calls: Counter[str], server: ServerTools | None) -> bool:
     """True when the docs server was on offer and the agent searched it."""
     return server is not None and tool_calls[SEARCH_TOOL] > 0
-

@@ -30,7 +30,11 @@ class AnthropicMessages:
     name = "anthropic"
 
     def __init__(
-        self, model: str, base_url: str | None = None, retry: RetryPolicy | None = None, timeout: float = 300.0
+        self,
+        model: str,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 300.0,
     ) -> None:
         key = os.environ.get(KEY_VARIABLE)
         if not key:
@@ -51,9 +55,13 @@ class AnthropicMessages:
         except httpx.HTTPStatusError as error:
             status = error.response.status_code
             if status in (401, 403):
-                raise ConfigError(f"{self.where} rejected the API key (HTTP {status}): check {KEY_VARIABLE}") from None
+                raise ConfigError(
+                    f"{self.where} rejected the API key (HTTP {status}): check {KEY_VARIABLE}"
+                ) from None
             if status == 404:
-                raise ConfigError(f"{self.where} has no model {self.model!r} (HTTP 404): check --model") from None
+                raise ConfigError(
+                    f"{self.where} has no model {self.model!r} (HTTP 404): check --model"
+                ) from None
             raise ConfigError(f"{self.where} refused the model probe: {_describe(error)}") from None
         except httpx.HTTPError as error:
             raise ConfigError(f"cannot reach {self.where}: {_describe(error)}; check --base-url") from None
@@ -134,7 +142,12 @@ def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 {
                     "role": "user",
                     "content": [
-                        {"type": "tool_result", "tool_use_id": r.call_id, "content": r.text, "is_error": r.is_error}
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": r.call_id,
+                            "content": r.text,
+                            "is_error": r.is_error,
+                        }
                         for r in message.results
                     ],
                 }

@@ -36,7 +36,11 @@ class OpenAIChat:
     name = "openai"
 
     def __init__(
-        self, model: str, base_url: str | None = None, retry: RetryPolicy | None = None, timeout: float = 300.0
+        self,
+        model: str,
+        base_url: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 300.0,
     ) -> None:
         key = api_key(None, base_url)
         if key is None:
@@ -87,7 +91,12 @@ class OpenAIChat:
             raise ModelError(f"{self.where} answered with no choices")
         choice = response.choices[0]
         calls = tuple(
-            ToolCall(call.id, call.function.name, call.function.arguments or "", parse_arguments(call.function.arguments or ""))
+            ToolCall(
+                call.id,
+                call.function.name,
+                call.function.arguments or "",
+                parse_arguments(call.function.arguments or ""),
+            )
             for call in (choice.message.tool_calls or [])
             if call.type == "function"
         )
@@ -118,7 +127,11 @@ def _wire_messages(system: str | None, messages: Sequence[Message]) -> list[dict
             entry: dict[str, Any] = {"role": "assistant", "content": message.text or None}
             if message.calls:
                 entry["tool_calls"] = [
-                    {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.raw}}
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.raw},
+                    }
                     for call in message.calls
                 ]
             wire.append(entry)

@@ -16,7 +16,15 @@ from docs_mcp.eval.agent.results import RunResult
 
 __all__ = ["AgentReport", "compare_arms", "load_baseline", "summarise"]
 
-_DELTA_FIELDS = ("pass_rate", "activation_rate", "mean_turns", "input_tokens", "output_tokens", "cost", "seconds")
+_DELTA_FIELDS = (
+    "pass_rate",
+    "activation_rate",
+    "mean_turns",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "seconds",
+)
 
 
 def summarise(runs: Sequence[RunResult]) -> dict[str, Any]:
@@ -115,7 +123,12 @@ class AgentReport:
                 arms[arm] = {name: _minus(now.get(name), then.get(name)) for name in _DELTA_FIELDS}
         before = {(run["scenario"], run["arm"]): run.get("status") for run in self.baseline["runs"]}
         changed = [
-            {"scenario": run.scenario, "arm": run.arm, "was": before[(run.scenario, run.arm)], "now": run.status}
+            {
+                "scenario": run.scenario,
+                "arm": run.arm,
+                "was": before[(run.scenario, run.arm)],
+                "now": run.status,
+            }
             for run in self.runs
             if (run.scenario, run.arm) in before and before[(run.scenario, run.arm)] != run.status
         ]

@@ -94,5 +94,7 @@ def _number(value: float | None) -> str:
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=False)]
-    return ["  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip()
-            for row in [header, *rows]]
+    return [
+        "  ".join(str(cell).ljust(width) for cell, width in zip(row, widths, strict=False)).rstrip()
+        for row in [header, *rows]
+    ]

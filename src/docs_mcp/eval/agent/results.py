@@ -100,4 +100,3 @@ class ResultStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-

@@ -30,9 +30,7 @@ DEFAULT_TURNS = 20
 DEFAULT_SCRIPT_TIMEOUT_S = 120.0
 MAX_SCENARIO_FILE_BYTES = 1_000_000
 
-AssertionKind = Literal[
-    "answer_contains", "answer_not_contains", "answer_regex", "file", "script"
-]
+AssertionKind = Literal["answer_contains", "answer_not_contains", "answer_regex", "file", "script"]
 _KINDS: tuple[AssertionKind, ...] = (
     "answer_contains",
     "answer_not_contains",
@@ -124,7 +122,9 @@ def load_scenarios(path: Path, only: Sequence[str] = ()) -> list[Scenario]:
     if only:
         unknown = sorted(set(only) - set(seen))
         if unknown:
-            raise ConfigError(f"no scenario {', '.join(map(repr, unknown))} in {path}; ids: {', '.join(seen)}")
+            raise ConfigError(
+                f"no scenario {', '.join(map(repr, unknown))} in {path}; ids: {', '.join(seen)}"
+            )
         scenarios = [scenario for scenario in scenarios if scenario.id in only]
     return scenarios
 
@@ -146,18 +146,23 @@ def _load_file(file: Path) -> list[Scenario]:
     except OSError as error:
         raise ConfigError(f"cannot read {file}: {error.strerror}") from error
     if len(raw) > MAX_SCENARIO_FILE_BYTES:
-        raise ConfigError(f"{file}: {len(raw):,} bytes; a scenario file holds at most {MAX_SCENARIO_FILE_BYTES:,}")
+        raise ConfigError(
+            f"{file}: {len(raw):,} bytes; a scenario file holds at most {MAX_SCENARIO_FILE_BYTES:,}"
+        )
     try:
         data, root = load_yaml(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
         raise ConfigError(f"{file}: not UTF-8 text ({error.reason})") from error
     except YamlProblem as problem:
         # The reader words its messages for front matter; a scenario file is a whole document.
-        raise ConfigError(f"{file}:{problem.line + 1}: {problem.message.replace('front matter', 'the file')}")
+        message = problem.message.replace("front matter", "the file")
+        raise ConfigError(f"{file}:{problem.line + 1}: {message}") from None
     problems = _schema_problems(data, root, file)
     if problems:
         raise ConfigError("; ".join(problems))
-    return [_scenario(entry, file, _line_of(root, ["scenarios", i])) for i, entry in enumerate(data["scenarios"])]
+    return [
+        _scenario(entry, file, _line_of(root, ["scenarios", i])) for i, entry in enumerate(data["scenarios"])
+    ]
 
 
 def _schema_problems(data: Any, root: yaml.Node | None, file: Path) -> list[str]:
@@ -174,7 +179,9 @@ def _schema_problems(data: Any, root: yaml.Node | None, file: Path) -> list[str]
             for j, check in enumerate(entry.get("expect", [])):
                 for key in ("answer_regex", "regex"):
                     if key in check:
-                        problems.extend(_regex_problem(check[key], file, root, ["scenarios", i, "expect", j, key]))
+                        problems.extend(
+                            _regex_problem(check[key], file, root, ["scenarios", i, "expect", j, key])
+                        )
     return problems
 
 

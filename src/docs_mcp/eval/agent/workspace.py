@@ -93,7 +93,12 @@ class Workspace:
             return
         try:
             done = subprocess.run(
-                setup, shell=True, cwd=self.root, capture_output=True, text=True, timeout=SETUP_TIMEOUT_S,
+                setup,
+                shell=True,
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+                timeout=SETUP_TIMEOUT_S,
                 env=shell_env(),
             )
         except subprocess.TimeoutExpired:
@@ -149,9 +154,7 @@ class Workspace:
         folder = self.resolve(relative) if relative not in ("", ".") else self.root
         if not folder.is_dir():
             raise WorkspaceRefused(f"no folder {relative!r}")
-        found = sorted(
-            str(path.relative_to(self.root)) for path in folder.rglob("*") if path.is_file()
-        )
+        found = sorted(str(path.relative_to(self.root)) for path in folder.rglob("*") if path.is_file())
         shown = found[:MAX_LISTED]
         more = f"\n[... {len(found) - MAX_LISTED} more]" if len(found) > MAX_LISTED else ""
         return ("\n".join(shown) or "(no files)") + more
