@@ -155,3 +155,17 @@ def test_the_comparison_classes_follow_each_arms_outcome() -> None:
         run("e", "with", "passed"),
     ]
     assert compare_arms(runs) == {"gained": ["a"], "lost": ["b"], "both_pass": ["c"], "both_fail": ["d"]}
+
+
+def test_the_server_can_be_spawned_over_http_instead_of_stdio(reader: WireServer, acme_index: Path) -> None:
+    options = AgentEvalOptions(
+        ACME,
+        "docs-reader",
+        index=acme_index,
+        base_url=reader.base_url,
+        transport="http",
+        only=["acme-python-errors"],
+    )
+    report = agent_eval(options)
+    (run,) = report.runs
+    assert (run.status, run.activated, run.tool_calls["get_doc"]) == ("passed", True, 3)

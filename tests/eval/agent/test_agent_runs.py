@@ -39,6 +39,8 @@ def ran(
         patch.setenv("OPENAI_API_KEY", "test-key")
         patch.setenv("ANTHROPIC_API_KEY", "test-key")
         progress: list[str] = []
+        prices = folder / "prices.json"  # a dollar per thousand tokens: the first turn spends the budget
+        prices.write_text(json.dumps({"scripted": {"input": 1000, "output": 1000}}))
         options = AgentEvalOptions(
             scenarios=SCRIPTED,
             model="scripted",
@@ -48,6 +50,7 @@ def ran(
             concurrency=3,
             results=folder / "runs.jsonl",
             keep_workspaces=folder / "workspaces",
+            prices=prices,
         )
         report = agent_eval(options, progress.append)
         yield Ran(report, wire, progress, folder / "runs.jsonl", folder / "workspaces")
@@ -112,20 +115,29 @@ def test_a_run_whose_hard_check_fails_fails(ran: Ran) -> None:
     ]
 
 
-def test_the_report_counts_passes_activation_turns_and_tokens(ran: Ran) -> None:
-    summary = ran.report.to_dict()["summary"]["with"]
-    assert (summary["scenarios"], summary["passed"], summary["errors"]) == (6, 4, 0)
-    assert summary["pass_rate"] == round(4 / 6, 4)
+def test_token_and_dollar_limits_end_a_run_after_the_turn_that_crosses_them(ran: Ran) -> None:
+    tokens, dollars = ran.run("token-cap"), ran.run("budget-cap")
+    assert (tokens.stop, tokens.turns, tokens.status) == ("token_limit", 1, "passed")
+    assert (dollars.stop, dollars.turns) == ("budget_limit", 1)
+    assert dollars.cost == pytest.approx((dollars.input_tokens + dollars.output_tokens) / 1000)
+
+
+def test_the_report_counts_passes_activation_turns_tokens_and_cost(ran: Ran) -> None:
+    report = ran.report.to_dict()
+    summary = report["summary"]["with"]
+    assert (summary["scenarios"], summary["passed"], summary["errors"]) == (8, 6, 0)
+    assert summary["pass_rate"] == round(6 / 8, 4)
     # docs-flow searched; malformed tried to (its call did not parse, but the agent reached for the docs)
-    assert summary["activation_rate"] == round(2 / 6, 4)
+    assert summary["activation_rate"] == round(2 / 8, 4)
     assert summary["input_tokens"] == sum(run.input_tokens for run in ran.report.runs) > 0
-    assert summary["cost"] is None  # no price for "scripted"
-    assert ran.report.to_dict()["categories"]["limits"]["with"]["passed"] == 0  # forever and wrong
+    assert summary["cost"] == pytest.approx(sum(run.cost or 0 for run in ran.report.runs))
+    assert summary["tool_calls"]["list_files"] == 3 + 1 + 1 + 1 + 1  # forever, escape, rate-limited, caps
+    assert report["categories"]["limits"]["with"]["passed"] == 2  # the caps pass, forever and wrong fail
 
 
 def test_progress_names_each_run_as_it_ends_and_each_result_is_on_disk(ran: Ran) -> None:
     ended = [line for line in ran.progress if line.startswith("[")]
-    assert len(ended) == 6 and ended[-1].startswith("[6/6] ")
+    assert len(ended) == 8 and ended[-1].startswith("[8/8] ")
     lines = ran.results.read_text().splitlines()
     assert sorted(RunResult.from_dict(json.loads(line)).scenario for line in lines) == sorted(
         run.scenario for run in ran.report.runs
