@@ -145,3 +145,20 @@ def test_an_endpoint_nothing_answers_at_is_named_before_any_scenario(acme_index:
 def test_the_docs_server_is_named_once(acme_index: Path) -> None:
     with pytest.raises(ConfigError, match="name the docs server once"):
         agent_eval(AgentEvalOptions(SCRIPTED, "m", index=acme_index, url="http://127.0.0.1:1/mcp"))
+
+
+def test_a_changed_scenario_has_a_new_digest_so_a_resumed_run_repeats_it(tmp_path: Path) -> None:
+    first = load_scenarios(
+        _write(tmp_path, "scenarios:\n  - {id: a, prompt: one}\n  - {id: b, prompt: same}\n")
+    )
+    second = load_scenarios(
+        _write(tmp_path, "scenarios:\n  - {id: a, prompt: two}\n  - {id: b, prompt: same}\n")
+    )
+    assert first[0].digest != second[0].digest
+    assert first[1].digest == second[1].digest
+
+
+def test_a_scenario_file_past_the_readers_limit_says_to_split_it(tmp_path: Path) -> None:
+    path = _write(tmp_path, "scenarios:\n  - id: a\n    prompt: " + "x" * 70_000 + "\n")
+    with pytest.raises(ConfigError, match="split it into several files in one folder"):
+        load_scenarios(path)

@@ -89,19 +89,14 @@ def agent_eval(options: AgentEvalOptions, progress: Progress | None = None) -> A
     arms = ARMS if options.compare else ARMS[:1]
     started = time.perf_counter()
     done = store.finished() if store else {}
-    planned = [_blank(scenario, arm, provider) for scenario in scenarios for arm in arms]
-    reused = [done[result.key] for result in planned if result.key in done]
-    todo = [
-        (scenario, arm)
-        for scenario in scenarios
-        for arm in arms
-        if _blank(scenario, arm, provider).key not in done
-    ]
+    planned = [(scenario, arm, _blank(scenario, arm, provider).key) for scenario in scenarios for arm in arms]
+    reused = [done[key] for _, _, key in planned if key in done]
+    todo = [(scenario, arm) for scenario, arm, key in planned if key not in done]
     if reused:
         say(f"resuming: {len(reused)} runs already finished in {options.results}")
     with _server_source(options, needed=any(arm == "with" for _, arm in todo)) as target:
         fresh = anyio.run(_run_all, todo, provider, target, price, options, store, say)
-    order = {result.key: n for n, result in enumerate(planned)}
+    order = {key: n for n, (_, _, key) in enumerate(planned)}
     runs = sorted([*reused, *fresh], key=lambda result: order.get(result.key, len(order)))
     label = options.url or str(options.index)
     report = AgentReport(
