@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 
@@ -31,7 +32,9 @@ from docs_mcp.eval.agent.scenarios import Scenario, load_scenarios
 from docs_mcp.eval.agent.workspace import Workspace
 from docs_mcp.eval.sources import index_folder
 from docs_mcp.eval.transports import Target, connect, sole_error
-from docs_mcp.openai_api import RetryPolicy
+
+if TYPE_CHECKING:  # importing it imports openai: only when a provider is made
+    from docs_mcp.openai_api import RetryPolicy
 
 __all__ = ["AgentEvalOptions", "agent_eval"]
 

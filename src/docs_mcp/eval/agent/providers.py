@@ -3,9 +3,13 @@ each imported only when chosen."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from docs_mcp.errors import ConfigError
 from docs_mcp.eval.agent.conversation import Provider
-from docs_mcp.openai_api import RetryPolicy
+
+if TYPE_CHECKING:  # importing it imports openai: only when a provider is made
+    from docs_mcp.openai_api import RetryPolicy
 
 __all__ = ["PROVIDERS", "make_provider"]
 
