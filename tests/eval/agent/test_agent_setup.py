@@ -89,6 +89,8 @@ def test_the_workspace_refuses_paths_that_leave_it(tmp_path: Path) -> None:
     )
     assert workspace.call("list_files", {}) == "link.txt\nsrc/main.py"
     assert workspace.call("read_file", {"path": "src/main.py"}) == "x = 1\n"
+    with pytest.raises(WorkspaceRefused, match="cannot write 'src/main.py/inner.py'"):
+        workspace.call("write_file", {"path": "src/main.py/inner.py", "content": "a file is no folder"})
 
 
 def test_a_setup_that_fails_or_a_file_outside_is_refused_naming_the_scenario(tmp_path: Path) -> None:

@@ -88,6 +88,8 @@ def agent_eval(options: AgentEvalOptions, progress: Progress | None = None) -> A
     provider = make_provider(options.provider, options.model, options.base_url, options.retry)
     provider.probe()
     say(f"{provider.name} {options.model}: ready; {len(scenarios)} scenarios")
+    if price is None and any(scenario.limits.budget is not None for scenario in scenarios):
+        say(f"no price for {options.model}: dollar budgets are not enforced (give one with --prices FILE)")
     store = ResultStore(options.results, options.fresh) if options.results else None
     arms = ARMS if options.compare else ARMS[:1]
     started = time.perf_counter()

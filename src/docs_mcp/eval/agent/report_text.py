@@ -27,7 +27,7 @@ def render(report: dict[str, Any]) -> str:
         lines += ["", "with vs without the docs server:"]
         for name in ("gained", "lost", "both_pass", "both_fail"):
             ids = comparison[name]
-            lines.append(f"  {name.replace('_', ' '):<10} {len(ids):>3}  {', '.join(ids)}")
+            lines.append(f"  {name.replace('_', ' '):<10} {len(ids):>3}  {', '.join(ids)}".rstrip())
     lines += ["", "per category:"]
     lines += _table(
         ["category", *header],

@@ -87,8 +87,13 @@ class Workspace:
                 target = self.resolve(relative)
             except WorkspaceRefused as refused:
                 raise ConfigError(f"{source}: workspace.files: {refused}") from None
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+            except OSError as error:
+                raise ConfigError(
+                    f"{source}: workspace.files: cannot write {relative!r}: {error.strerror}"
+                ) from None
         if setup is None:
             return
         try:
@@ -146,8 +151,11 @@ class Workspace:
         target = self.resolve(relative)
         if target == self.root or target.is_dir():
             raise WorkspaceRefused(f"{relative!r} is a folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        except OSError as error:  # a file where a folder should be, a full disk: the model hears why
+            raise WorkspaceRefused(f"cannot write {relative!r}: {error.strerror}") from None
         return f"wrote {relative} ({len(content)} characters)"
 
     def _list(self, relative: str) -> str:
