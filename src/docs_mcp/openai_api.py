@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-import httpx
+import httpx  # openai's own HTTP client: installed wherever openai is
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
