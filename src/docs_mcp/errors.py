@@ -7,6 +7,7 @@
     ├── IndexUnavailable               the index is missing, corrupt, or of an unsupported format
     │   └── IndexCompatibilityError  index built with another provider/model/dimensions or format
     ├── EmbeddingError            an embedding provider failed (auth, network, bad response)
+    ├── ModelError                a chat model's API failed for good (agent-eval: after retries)
     ├── QueryError                a search or get request is invalid (bad filter, unknown chunk id)
     │   └── ChunkNotFound         get of an id the index does not hold
     ├── CursorError               a pagination cursor is tampered, foreign or stale
@@ -110,6 +111,10 @@ class IndexCompatibilityError(IndexUnavailable):
 
 class EmbeddingError(DocsMcpError):
     """An embedding provider failed: authentication, network, or a bad response."""
+
+
+class ModelError(DocsMcpError):
+    """A chat model's API failed for good (``agent-eval``: refused, or still failing after retries)."""
 
 
 class QueryError(DocsMcpError):

@@ -164,3 +164,15 @@ def test_building_with_a_provider_names_the_whole_install_line(tmp_path: Path, p
     assert code == 2
     assert install_line("build", provider) in err
     assert err.splitlines() == [err.strip()]
+
+
+@pytest.mark.parametrize("kept", [(), ("build",), ("openai",)])
+def test_agent_eval_without_its_extras_exits_2_naming_both(tmp_path: Path, kept: tuple[str, ...]) -> None:
+    scenarios = tmp_path / "s.yaml"
+    scenarios.write_text("scenarios:\n  - {id: a, prompt: p}\n")
+    args = ["agent-eval", str(scenarios), "--index", str(tmp_path), "--model", "m"]
+    code, out, err, _modules = _run(args, blocked=_extras_except(*kept))
+    assert code == 2
+    assert out == ""
+    assert err.splitlines() == [err.strip()], "one line, no traceback"
+    assert "`docs-mcp agent-eval` needs the" in err and "pip install 'docs-mcp-index[build,openai]'" in err

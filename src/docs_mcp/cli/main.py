@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "publish": "publish",
     "pull": "pull",
     "eval": "eval",
+    "agent-eval": "agent_eval",
 }
 
 _BUILD_COMMANDS = ("validate", "fix", "chunk", "build")
@@ -86,7 +87,9 @@ def _command_parser(parser: argparse.ArgumentParser, command: str | None) -> arg
 def _raise_missing_extra(error: ImportError, command: str | None, argv: Sequence[str]) -> NoReturn:
     """Re-raise ``error`` as ``MissingExtra`` when an optional extra provides the missing module; the
     install line names every extra the command line needs (``build`` and the embedding provider's)."""
-    needed = ("build",) if command in _BUILD_COMMANDS else ()
+    # agent-eval reads YAML (build) and talks to models through openai (with tenacity's retries).
+    needed: tuple[str, ...] = ("build",) if command in _BUILD_COMMANDS else ()
+    needed += ("build", "openai") if command == "agent-eval" else ()
     missing = missing_extra(error, f"`docs-mcp {command}`", with_extras=needed + _provider_extra(argv))
     if missing is None:
         raise error
