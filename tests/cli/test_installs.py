@@ -175,4 +175,4 @@ def test_agent_eval_without_its_extras_exits_2_naming_both(tmp_path: Path, kept:
     assert code == 2
     assert out == ""
     assert err.splitlines() == [err.strip()], "one line, no traceback"
-    assert "`docs-mcp agent-eval` needs the" in err and "pip install 'docs-mcp-index[build,openai]'" in err
+    assert "`docs-mcp agent-eval` needs the" in err and install_line("build", "openai") in err
