@@ -43,8 +43,8 @@ def _says(key: str, actual: object) -> str:
 def _fix_front_matter(
     round_: Round, file: ChunkedFile, line: int, key: str, value: str, sdk: SdkFolder, actual: object
 ) -> None:
-    if file.path in round_.edited or round_.guest:
-        return  # a guest leaves the page as it is: validate keeps showing the value
+    if file.path in round_.edited or round_.manifests_only:
+        return  # pages stay as they are: validate keeps showing the value
     edit = front_matter_value(round_.workspace.lines(file.path), line, value)
     if edit is None:
         return  # not a plain `key: value` line; validate keeps showing the value
@@ -129,8 +129,8 @@ def _allow_value(round_: Round, key: str, value: str, done: set[tuple[str, str, 
 def repair_dangling_hints(round_: Round) -> None:
     """A section hint that applies to nothing is removed (it did nothing)."""
     by_path: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    if round_.guest:
-        return  # someone else's page: validate keeps reporting the hint
+    if round_.manifests_only:
+        return  # pages stay as they are: validate keeps reporting the hint
     for finding in round_.corpus.errors:
         if finding.rule == "dangling-hint" and finding.path not in round_.edited:
             by_path[finding.path].append((finding.line, finding.message))
