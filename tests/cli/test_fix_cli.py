@@ -52,7 +52,7 @@ def test_fix_write_applies_the_dry_runs_plan_while_the_folder_is_unchanged(
 ) -> None:
     docs = shutil.copytree(FIXTURES / "drift" / "docs", tmp_path / "docs")
     assert main(["fix", "--docs-dir", str(docs)]) == 0
-    shown, err = capsys.readouterr()
+    _, err = capsys.readouterr()
     assert "plan made earlier" not in err
     (plan,) = plan_cache.glob("*.json")
     # The stored plan is what --write applies: mark it, and the mark is what gets written.
