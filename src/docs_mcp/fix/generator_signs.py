@@ -59,9 +59,10 @@ def generator_sign(root: Path, outlines: Iterable[FileOutline], recognised: str 
     config = _config_near(root)
     if config is not None:
         return f"the site generator file {config}"
+    page = next((p for suffix in _GENERATOR_PAGES for p in sorted(root.rglob(f"*{suffix}"))), None)
+    if page is not None:
+        return f"a page only a site generator reads ({page.relative_to(root).as_posix()})"
     for outline in outlines:
-        if outline.path.endswith(_GENERATOR_PAGES):
-            return f"a page only a site generator reads ({outline.path})"
         if outline.generator_syntax:
             return f"generator syntax in {outline.path} ({outline.generator_syntax})"
     return None

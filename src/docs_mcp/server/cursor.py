@@ -225,6 +225,18 @@ class CursorCodec:
         Raises:
             CursorError: as :meth:`open`, or a field of the wrong type or out of range.
         """
+        data = self._window(cursor)
+        return data["c"], data["s"], data["n"]
+
+    def window_budget(self, cursor: str) -> int | None:
+        """The ``max_tokens`` a window cursor was made with (None: it carries none).
+
+        Raises:
+            CursorError: as :meth:`decode_window`.
+        """
+        return cast(int | None, self._window(cursor).get("t"))
+
+    def _window(self, cursor: str) -> dict[str, Any]:
         data = self.open(cursor, SECTION)
         chunk_id, start, length = data.get("c"), data.get("s"), data.get("n")
         if (
@@ -234,17 +246,7 @@ class CursorCodec:
             or not _budget_valid(data)
         ):
             raise _malformed(SECTION, " (a field is out of range)")
-        return chunk_id, cast(int, start), cast(int, length)
-
-    def window_budget(self, cursor: str) -> int | None:
-        """The ``max_tokens`` a window cursor was made with (None: it carries none).
-
-        Raises:
-            CursorError: as :meth:`decode_window`.
-        """
-        self.decode_window(cursor)
-        budget = self.open(cursor, SECTION).get("t")
-        return cast(int | None, budget)
+        return data
 
     def offset_of(self, cursor: str, kind: str) -> int:
         """The offset a cursor of ``kind`` holds (a listing's cursor). Raises ``CursorError``."""
