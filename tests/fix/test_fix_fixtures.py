@@ -31,32 +31,60 @@ def staged(case: Path, tmp_path: Path) -> Path:
     return Path(shutil.copytree(case / "docs", tmp_path / "docs"))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_fix_proposes_the_golden_diff_and_writes_nothing(case: Path, tmp_path: Path) -> None:
+MODES = [(case, inline) for case in CASES for inline in (False, True)]
+MODE_IDS = [f"{case.name}-{'inline' if inline else 'manifests'}" for case, inline in MODES]
+
+
+def golden(case: Path, inline: bool) -> Path:
+    return case / ("expected-inline.diff" if inline else "expected.diff")
+
+
+@pytest.mark.parametrize(("case", "inline"), MODES, ids=MODE_IDS)
+def test_fix_proposes_the_golden_diff_and_writes_nothing(case: Path, inline: bool, tmp_path: Path) -> None:
     docs = staged(case, tmp_path)
     before = snapshot(docs)
-    proposal = fix(docs)
-    expected = case / "expected.diff"
+    proposal = fix(docs, inline=inline)
+    expected = golden(case, inline)
     if os.environ.get("DOCS_MCP_UPDATE_GOLDEN"):
         expected.write_text(proposal.render(), encoding="utf-8")
     assert proposal.render() == expected.read_text(encoding="utf-8")
     assert snapshot(docs) == before
-    assert proposal.remaining == ()
+    if inline:
+        assert proposal.remaining == ()
+    else:  # only manifests change
+        assert all(c.path.rpartition("/")[2] == ".docs-mcp.json" for c in proposal.changes)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_writing_the_proposal_validates_clean_and_fix_then_proposes_nothing(
+def test_writing_the_inline_proposal_validates_clean_and_fix_then_proposes_nothing(
     case: Path, tmp_path: Path
 ) -> None:
     docs = staged(case, tmp_path)
     before = snapshot(docs)
-    written = fix(docs).write()
+    written = fix(docs, inline=True).write()
     assert written
     report = validate(docs, strict=True)
     assert [f.format() for f in report.findings] == [] and report.ok
-    again = fix(docs)
+    again = fix(docs, inline=True)
     assert again.empty and again.mode == "repair"
     assert_only_metadata_changed(before, snapshot(docs))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_by_default_fix_changes_no_page_and_leaves_only_what_a_page_edit_would_fix(
+    case: Path, tmp_path: Path
+) -> None:
+    docs = staged(case, tmp_path)
+    pages = {p: b for p, b in snapshot(docs).items() if p.endswith(".md")}
+    proposal = fix(docs)
+    proposal.write()
+    assert {p: b for p, b in snapshot(docs).items() if p.endswith(".md")} == pages
+    # Left: a dangling hint and a wrong language in front matter (drift), which live in pages.
+    assert {f.rule for f in validate(docs, strict=True).findings} <= {
+        "dangling-hint",
+        "metadata-value-not-allowed",
+    }
+    assert fix(docs).empty
 
 
 def test_bootstrap_gives_each_sdk_folder_its_language_and_the_guides_the_global_scope(tmp_path: Path) -> None:
@@ -78,7 +106,7 @@ def test_bootstrap_gives_each_sdk_folder_its_language_and_the_guides_the_global_
 
 def test_a_proposal_refuses_to_write_over_a_file_changed_since(tmp_path: Path) -> None:
     docs = staged(FIXTURES / "drift", tmp_path)
-    proposal = fix(docs)
+    proposal = fix(docs, inline=True)
     (docs / "sdks/go/README.md").write_text("# Changed meanwhile\n")
     before = snapshot(docs)
     with pytest.raises(ConfigError, match="changed since fix read it"):

@@ -15,11 +15,12 @@ DRIFT = Path(__file__).parent / "fixtures" / "fix" / "drift"
 
 def test_in_a_sites_docs_fix_changes_manifests_only(tmp_path: Path) -> None:
     shutil.copytree(DRIFT / "docs", tmp_path / "docs")
-    plain = fix(tmp_path / "docs")
-    assert any(change.path.endswith(".md") for change in plain.changes)  # as a host it edits pages
+    plain = fix(tmp_path / "docs", inline=True)
+    assert any(change.path.endswith(".md") for change in plain.changes)  # asked, as a host it edits pages
     (tmp_path / "mkdocs.yml").write_text("site_name: Drift Docs\n", encoding="utf-8")
-    proposal = fix(tmp_path / "docs")
+    proposal = fix(tmp_path / "docs", inline=True)
     assert proposal.changes
+    assert any("no page is edited" in note and "mkdocs" in note for note in proposal.notes)
     assert all(change.path.endswith(".docs-mcp.json") for change in proposal.changes), [
         change.path for change in proposal.changes
     ]

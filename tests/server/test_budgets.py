@@ -139,6 +139,7 @@ def test_long_sections_reassemble_exactly_from_their_windows(
 ) -> None:
     longest = _longest(claude_tools._index, 12)
     assert len(longest[0][1]) > budget_bytes(MAX_TOKENS_MAX) // 2, "needs sections longer than a budget"
+    line_ends = 0
     for chunk_id, markdown in longest:
         windows = _read_in_windows(claude_tools, chunk_id, max_tokens)
         assert "".join(windows) == markdown
@@ -146,7 +147,11 @@ def test_long_sections_reassemble_exactly_from_their_windows(
             assert len(windows) > 1
             # Cut between blocks, lines or words, never inside a word (these sections have spaces).
             assert all(window[-1].isspace() for window in windows[:-1])
-            assert any(window.endswith("\n") for window in windows[:-1])
+            line_ends += sum(window.endswith("\n") for window in windows[:-1])
+    # Some cuts fall between blocks or lines. Counted over all the sections: whether one of a
+    # section's windows ends at a line depends on where its few line breaks (15 in 15 KB for one of
+    # them) fall, which moves with the size of the answer's frame (its cursor).
+    assert line_ends > 0
 
 
 def test_sdk_sections_reassemble_at_the_smallest_budget(sdk_tools: DocsTools) -> None:

@@ -122,7 +122,12 @@ def load_corpus(
     files = _Files(root, overlay)
     if chunk_cache is not None:  # the pool is sized by what the cache does not hold
         return _load(
-            files, tree, lambda count: ChunkPool(_worker_count(workers, count)), on_file, chunk_cache
+            files,
+            tree,
+            lambda count: ChunkPool(_worker_count(workers, count)),
+            on_file,
+            chunk_cache,
+            site_config,
         )
     # Started now so that the helpers' start-up overlaps with reading the files.
     with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx))) as pool:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from docs_mcp.fix.plan_cache import plans_dir as plans_dir
     from docs_mcp.fix.proposal import FileChange as FileChange
     from docs_mcp.fix.proposal import FixProposal as FixProposal
     from docs_mcp.fix.run import fix as fix

@@ -8,14 +8,12 @@ not merge, so each repeats its strategy), and the overrides ``strategy.py`` choo
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME
-from docs_mcp.fix.corpus_name import NOT_A_NAME
 from docs_mcp.fix.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout
 from docs_mcp.fix.outline import FileOutline
 from docs_mcp.fix.strategy_choice import Decision, choose
@@ -35,12 +33,17 @@ class ManifestDraft:
 
 
 def draft_manifests(
-    outlines: Sequence[FileOutline], layout: Layout, max_size: int, subject: str | None = None
+    outlines: Sequence[FileOutline],
+    layout: Layout,
+    max_size: int,
+    subject: str | None = None,
+    fallback: str | None = None,
 ) -> list[ManifestDraft]:
     """The manifests bootstrap proposes, root first; ``subject`` names the docs in the instructions
-    (None: the layout and titles do, see ``corpus_name.py``). Raises nothing."""
+    (None: the layout does, else ``fallback``, the folder's name; see ``corpus_name.py``). Raises
+    nothing."""
     root = ManifestDraft("", {"version": "1"})
-    root.data["mcpServerInstructions"] = draft_instructions(outlines, layout, subject)
+    root.data["mcpServerInstructions"] = draft_instructions(outlines, layout, subject, fallback)
     root.reasons.append("mcpServerInstructions drafted from the folder's layout and titles")
     outside = [o for o in outlines if layout.sdk_of(o.path) is None]
     drafts = [root]
@@ -94,9 +97,12 @@ def _order_keys(data: dict[str, Any]) -> None:
     data.update(items)
 
 
-def draft_instructions(outlines: Sequence[FileOutline], layout: Layout, subject: str | None = None) -> str:
-    """Instructions for agents, from the layout: what the docs cover and how to search them."""
-    subject = subject or _subject(outlines, layout)
+def draft_instructions(
+    outlines: Sequence[FileOutline], layout: Layout, subject: str | None = None, fallback: str | None = None
+) -> str:
+    """Instructions for agents, from the layout: what the docs cover and how to search them
+    (``subject`` names the docs, else the layout, else ``fallback``)."""
+    subject = subject or _subject(layout, fallback)
     text = (
         f"Documentation of {subject} ({len(outlines)} pages). Search it with search_docs before answering "
         "questions about it, then read a result's whole section (and its neighbours) with get_doc and "
@@ -110,7 +116,9 @@ def draft_instructions(outlines: Sequence[FileOutline], layout: Layout, subject:
     return text
 
 
-def _subject(outlines: Sequence[FileOutline], layout: Layout) -> str:
+def _subject(layout: Layout, fallback: str | None) -> str:
+    """The SDKs' parent folders ("the dub and mistral APIs"), else ``fallback`` (the folder's name).
+    Never a page title: in a plain SDK folder the only H1s are sections such as "Development"."""
     parents = sorted(
         {
             sdk.parent
@@ -125,11 +133,4 @@ def _subject(outlines: Sequence[FileOutline], layout: Layout) -> str:
             + (" and ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else names[0])
             + " APIs"
         )
-    titles = Counter(
-        o.title
-        for o in outlines
-        if o.title and o.path.count("/") <= 1 and not NOT_A_NAME.search(PurePosixPath(o.path).name)
-    )
-    if titles:
-        return titles.most_common(1)[0][0]
-    return "this project"
+    return fallback or "this project"

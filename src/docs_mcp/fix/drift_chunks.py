@@ -30,7 +30,7 @@ def repair_outgrown_sections(round_: Round) -> None:
         lines = round_.workspace.lines(file.path)
         hintable = [o for o in outgrown if o.heading_line and not _has_section_hint(lines, o.heading_line)]
         hint = in_file or (len(outgrown) == 1 and len(file.chunks) >= HINT_MIN_CHUNKS)
-        if hint and hintable == outgrown and not round_.guest:
+        if hint and hintable == outgrown and not round_.manifests_only:
             edits: list[Edit] = [
                 section_hint(lines, o.heading_line, f"h{_depth(o, records)}") for o in outgrown
             ]
@@ -38,7 +38,7 @@ def repair_outgrown_sections(round_: Round) -> None:
             round_.workspace.edit_lines(file.path, edits, reasons)
             round_.edited.add(file.path)
             round_.changes += len(edits)
-        elif manifest is not None and (not in_file or round_.guest):
+        elif manifest is not None and (not in_file or round_.manifests_only):
             depth = min(_depth(o, records) for o in outgrown)
             strategy = {**strategy_json(file.strategy), "chunk_by": f"h{depth}"}
             count = f"{len(outgrown)} of its sections are" if len(outgrown) > 1 else "its section is"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
 from docs_mcp.chunk.chunking import ChunkedFile
@@ -23,7 +24,7 @@ def repair_facets(round_: Round) -> None:
         if sdk is None or manifest is None or not manifest.valid:
             continue
         expected = {LANGUAGE: sdk.language, SCOPE: SDK_SPECIFIC}
-        metadata = manifest.settings_for(file.path).metadata
+        metadata = _metadata(manifest, file.path)
         for key in keys:
             front = [d for d in file.metadata_declarations if d.origin == "frontmatter" and d.key == key]
             actual = front[-1].value if front else metadata.get(key)
@@ -36,6 +37,14 @@ def repair_facets(round_: Round) -> None:
             _allow_value(round_, key, expected[key], done)
 
 
+def _metadata(manifest: DocsManifest, path: str) -> Mapping[str, object]:
+    """The metadata ``manifest`` gives ``path``: its own when no override sets any (no glob to match
+    for each of thousands of files, every round), else what its overrides resolve to."""
+    if not any(override.metadata for override in manifest.overrides):
+        return manifest.metadata
+    return manifest.settings_for(path).metadata
+
+
 def _says(key: str, actual: object) -> str:
     return f"has no {key}" if actual is None else f"says {key} {actual!r}"
 
@@ -43,8 +52,8 @@ def _says(key: str, actual: object) -> str:
 def _fix_front_matter(
     round_: Round, file: ChunkedFile, line: int, key: str, value: str, sdk: SdkFolder, actual: object
 ) -> None:
-    if file.path in round_.edited or round_.guest:
-        return  # a guest leaves the page as it is: validate keeps showing the value
+    if file.path in round_.edited or round_.manifests_only:
+        return  # pages stay as they are: validate keeps showing the value
     edit = front_matter_value(round_.workspace.lines(file.path), line, value)
     if edit is None:
         return  # not a plain `key: value` line; validate keeps showing the value
@@ -129,8 +138,8 @@ def _allow_value(round_: Round, key: str, value: str, done: set[tuple[str, str, 
 def repair_dangling_hints(round_: Round) -> None:
     """A section hint that applies to nothing is removed (it did nothing)."""
     by_path: dict[str, list[tuple[int, str]]] = defaultdict(list)
-    if round_.guest:
-        return  # someone else's page: validate keeps reporting the hint
+    if round_.manifests_only:
+        return  # pages stay as they are: validate keeps reporting the hint
     for finding in round_.corpus.errors:
         if finding.rule == "dangling-hint" and finding.path not in round_.edited:
             by_path[finding.path].append((finding.line, finding.message))

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from docs_mcp.fix.generator_syntax import syntax_sign
 from docs_mcp.parse.markdown import Block, parse
 
 _FENCE_INFO = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*([^\s`{]+)")
@@ -40,6 +41,7 @@ class FileOutline:
     fence_languages: Counter[str] = field(default_factory=Counter)
     title: str = ""
     sample: str = ""  # the first line of prose, cut to SAMPLE_CHARS
+    generator_syntax: str = ""  # the first site generator syntax outside code ("line N: ..."), if any
 
     @property
     def folder(self) -> str:
@@ -71,6 +73,7 @@ def scan(path: str, source: str) -> FileOutline:
         fence_languages=Counter(_fence_languages(doc.blocks, doc.lines)),
         title=next((h.text for h in headings if h.level == 1), ""),
         sample=_sample(doc.blocks),
+        generator_syntax=syntax_sign("\n".join(doc.lines), _fenced(doc.lines)),
     )
 
 
@@ -78,6 +81,22 @@ def _segments(start: int, end: int, cuts: list[int]) -> tuple[int, ...]:
     """Sizes of ``[start, end)`` cut at ``cuts``; an empty leading piece is no chunk."""
     bounds = [start, *(cut for cut in cuts if cut > start), end]
     return tuple(b - a for a, b in itertools.pairwise(bounds) if b > a)
+
+
+def _fenced(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """The 1-based line ranges of fenced code bodies, nested ones (in list items) included."""
+    ranges: list[tuple[int, int]] = []
+    fence, opened = "", 0
+    for number, line in enumerate(lines, 1):
+        stripped = line.lstrip()
+        if not fence and stripped.startswith(("```", "~~~")):
+            fence, opened = stripped[:3], number
+        elif fence and stripped.startswith(fence):
+            ranges.append((opened + 1, number))
+            fence = ""
+    if fence:
+        ranges.append((opened + 1, len(lines)))
+    return ranges
 
 
 def _fence_languages(blocks: Iterable[Block], lines: Sequence[str]) -> Iterable[str]:

@@ -51,6 +51,7 @@ class FixProposal:
     remaining: tuple[Finding, ...] = ()  # findings left after the changes: fix cannot resolve them
     notes: tuple[str, ...] = ()  # what else the user should know (a model answer was not used, ...)
     facets: dict[str, str] = field(default_factory=dict)  # SDK folder -> proposed language
+    plan: Path | None = None  # where this proposal is kept for a later --write (``plan_cache.py``)
 
     @property
     def empty(self) -> bool:
@@ -83,6 +84,8 @@ class FixProposal:
             target.parent.mkdir(parents=True, exist_ok=True)
             _write_atomically(target, change.after)
             written.append(target)
+        if self.plan is not None:
+            self.plan.unlink(missing_ok=True)  # made for the folder as it was before this write
         return written
 
 

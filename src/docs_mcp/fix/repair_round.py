@@ -20,7 +20,9 @@ class Round:
     layout: Layout
     edited: set[str] = field(default_factory=set)  # markdown files edited this round
     changes: int = 0
-    guest: bool = False  # someone else's pages (a site's source): repairs go into manifests only
+    # Pages are not edited (the default, and always in a site generator's source): repairs go into
+    # manifests only, a section hint becoming a per-file override.
+    manifests_only: bool = True
 
     def manifest_path(self, path: str) -> str | None:
         """The path of the manifest governing the file ``path``; None when none does."""

@@ -15,6 +15,10 @@ Long sections are cut into windows at block boundaries (:func:`split_points`): b
 (a blank line: paragraphs, list items separated by a blank line, code blocks), else between lines
 (list items, table rows, code lines), else between words. The server does not import the chunker;
 this splitter needs nothing but the markdown.
+
+A cursor carries the budget its answer was fitted to (``cursor.py``): continued with the cursor
+alone, the next page or window keeps it; a ``max_tokens`` passed with the cursor wins
+(:func:`answer_budget`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ __all__ = [
     "MAX_TOKENS_ENV",
     "MAX_TOKENS_MAX",
     "MAX_TOKENS_MIN",
+    "answer_budget",
     "answer_bytes",
     "budget_bytes",
     "estimate_tokens",
@@ -53,6 +58,17 @@ ENVELOPE_BYTES = 160
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPACE = re.compile(r"\s+")
 _LINE_BREAK = re.compile(r"\n")
+
+
+def answer_budget(
+    arguments: Mapping[str, Any] | None, validated: Mapping[str, Any], carried: int | None
+) -> int:
+    """The ``max_tokens`` an answer is fitted to: the one the call passes (explicit wins), else the
+    one its cursor carries (``carried``: a continued answer keeps its budget), else the default the
+    validator filled into ``validated``."""
+    if carried is not None and not (arguments and "max_tokens" in arguments):
+        return carried
+    return int(validated["max_tokens"])
 
 
 def estimate_tokens(size: int) -> int:

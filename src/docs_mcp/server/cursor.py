@@ -9,6 +9,8 @@ and a cursor can never silently return a page of another query or index.
 Decoding is strict, in this order: the shape and alphabet (canonical unpadded base64url, at most
 ``CURSOR_MAX_LENGTH`` characters), the signature (a tampered or foreign cursor), the version, the
 index identity (a stale cursor), then every field's type and range. Only then is a value used.
+A cursor without ``t`` (signed by a server before budgets rode on cursors, same version) stays
+valid: it continues at the budget the call gives, else the server's default.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any, cast
 
 from docs_mcp.errors import CursorError
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, QUERY_MAX_LENGTH, SEARCH_MODES, SearchMode
+from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN
 
 SECRET_ENV = "DOCS_MCP_CURSOR_SECRET"
 SEARCH, RESOURCES, SECTION = "search", "resources", "section"  # what a cursor continues
@@ -55,6 +58,7 @@ class SearchCursor:
     offset: int
     limit: int
     digest: str | None = field(default=None, compare=False)
+    max_tokens: int | None = field(default=None, compare=False)  # the budget it was made with
 
     def matches(self, query: str, filters: Mapping[str, str]) -> bool:
         """Whether ``query`` and ``filters`` are the search this cursor continues."""
@@ -164,10 +168,12 @@ class CursorCodec:
         filters: Mapping[str, str],
         mode: SearchMode | None = None,
         where: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> str:
-        """The cursor for the page starting at ``offset`` of this search (query, filters, mode, limit);
-        ``where`` adds fields saying which index it continues (a hub's library and version)."""
-        position = {"m": mode, "o": offset, "l": limit, **(where or {})}
+        """The cursor for the page starting at ``offset`` of this search (query, filters, mode, limit,
+        and the ``max_tokens`` its pages are fitted to); ``where`` adds fields saying which index it
+        continues (a hub's library and version)."""
+        position = {"m": mode, "o": offset, "l": limit, **_budget(max_tokens), **(where or {})}
         cursor = self.seal(SEARCH, {"q": query, "f": dict(sorted(filters.items())), **position})
         if len(cursor) > CURSOR_MAX_LENGTH:  # never for real queries; then the request repeats it
             cursor = self.seal(SEARCH, {"r": request_digest(query, filters), **position})
@@ -183,7 +189,8 @@ class CursorCodec:
         offset, limit, mode = data.get("o"), data.get("l"), data.get("m")
         query, filters, digest = data.get("q"), data.get("f", {}), data.get("r")
         if (
-            not _int_in(offset, 0, OFFSET_MAX)
+            not _budget_valid(data)
+            or not _int_in(offset, 0, OFFSET_MAX)
             or not _int_in(limit, 1, LIMIT_MAX)
             or (mode is not None and mode not in SEARCH_MODES)
             or not (
@@ -194,15 +201,23 @@ class CursorCodec:
             or not all(isinstance(v, str) for v in filters.values())
         ):
             raise _malformed(SEARCH, " (a field is out of range)")
-        return SearchCursor(query, dict(filters), mode, cast(int, offset), cast(int, limit), digest)
+        return SearchCursor(
+            query, dict(filters), mode, cast(int, offset), cast(int, limit), digest, data.get("t")
+        )
 
     def encode_window(
-        self, chunk_id: str, start: int, length: int, where: Mapping[str, Any] | None = None
+        self,
+        chunk_id: str,
+        start: int,
+        length: int,
+        where: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> str:
         """The cursor of a ``get_doc`` window: the rest of section ``chunk_id`` from character ``start``
-        (``length`` binds the section's size: a cursor never continues another text); ``where`` as
-        for :meth:`encode`."""
-        return self.seal(SECTION, {"c": chunk_id, "s": start, "n": length, **(where or {})})
+        (``length`` binds the section's size: a cursor never continues another text), read at
+        ``max_tokens``; ``where`` as for :meth:`encode`."""
+        fields = {"c": chunk_id, "s": start, "n": length, **_budget(max_tokens), **(where or {})}
+        return self.seal(SECTION, fields)
 
     def decode_window(self, cursor: str) -> tuple[str, int, int]:
         """The section, start and length a window cursor holds (see :meth:`open`).
@@ -210,15 +225,28 @@ class CursorCodec:
         Raises:
             CursorError: as :meth:`open`, or a field of the wrong type or out of range.
         """
+        data = self._window(cursor)
+        return data["c"], data["s"], data["n"]
+
+    def window_budget(self, cursor: str) -> int | None:
+        """The ``max_tokens`` a window cursor was made with (None: it carries none).
+
+        Raises:
+            CursorError: as :meth:`decode_window`.
+        """
+        return cast(int | None, self._window(cursor).get("t"))
+
+    def _window(self, cursor: str) -> dict[str, Any]:
         data = self.open(cursor, SECTION)
         chunk_id, start, length = data.get("c"), data.get("s"), data.get("n")
         if (
             not isinstance(chunk_id, str)
             or not _int_in(length, 1, None)
             or not _int_in(start, 1, cast(int, length) - 1)
+            or not _budget_valid(data)
         ):
             raise _malformed(SECTION, " (a field is out of range)")
-        return chunk_id, cast(int, start), cast(int, length)
+        return data
 
     def offset_of(self, cursor: str, kind: str) -> int:
         """The offset a cursor of ``kind`` holds (a listing's cursor). Raises ``CursorError``."""
@@ -226,6 +254,15 @@ class CursorCodec:
         if not _int_in(offset, 0, None):
             raise _malformed(kind, " (a field is out of range)")
         return cast(int, offset)
+
+
+def _budget(max_tokens: int | None) -> dict[str, int]:
+    return {"t": max_tokens} if max_tokens is not None else {}
+
+
+def _budget_valid(data: Mapping[str, Any]) -> bool:
+    """No budget (an older cursor), or one in the range a call may ask for."""
+    return "t" not in data or _int_in(data["t"], MAX_TOKENS_MIN, MAX_TOKENS_MAX)
 
 
 def _int_in(value: object, low: int, high: int | None) -> bool:

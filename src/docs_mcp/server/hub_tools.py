@@ -22,7 +22,7 @@ from typing import Any, Literal
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
 from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
 from docs_mcp.server.arguments import ArgumentValidator
-from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT, answer_budget
 from docs_mcp.server.cursor import SearchCursor
 from docs_mcp.server.hub import HubView, Served
 from docs_mcp.server.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
@@ -140,12 +140,14 @@ class HubTools:
         cursor = values.get("cursor")
         served = self._target(values, SEARCH_TOOL)
         codec = self._view.codec(served)
-        if cursor is None:
+        continued = codec.decode(str(cursor)) if cursor is not None else None
+        if continued is None:
             assert query is not None  # the schema requires one of them
             request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
         else:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
-            request = _continued(codec.decode(str(cursor)), query, given, limit)
+            request = _continued(continued, query, given, limit)
+        budget = answer_budget(arguments, values, continued.max_tokens if continued else None)
         result = self._one(served, request) if served is not None else self._merged(request)
         has_more, hits = result.pop("_has_more"), result["hits"]
         where = _where(served)
@@ -158,10 +160,11 @@ class HubTools:
                 filters=request.filters,
                 mode=request.mode,
                 where=where,
+                max_tokens=budget,
             )
 
         result.update(hits=[], held_back=0, next_cursor=None)  # set by fitted_page, in this order
-        return fitted_page(result, hits, has_more, next_cursor, render_hub_search, int(values["max_tokens"]))
+        return fitted_page(result, hits, has_more, next_cursor, render_hub_search, budget)
 
     def _target(self, values: Mapping[str, Any], tool: str | None) -> Served | None:
         """The library version a call reads: the one ``library`` (and ``version``) names, or the one
@@ -304,15 +307,17 @@ class HubTools:
             # A cursor without a library is none of ours: the every-library codec reports it.
             codec = self._view.codec(served)
             chunk_id, start, length = codec.decode_window(str(values["cursor"]))
+            carried = codec.window_budget(str(values["cursor"]))
             if "chunk_id" in values and values["chunk_id"] != chunk_id:
                 raise CursorError(
                     f"The cursor continues {chunk_id!r}, not {values['chunk_id']!r}: pass only the cursor."
                 )
             assert served is not None  # only a library's codec signs window cursors
         else:
-            chunk_id, start, length = str(values["chunk_id"]), 0, 0
+            chunk_id, start, length, carried = str(values["chunk_id"]), 0, 0, None
             served = self._holder(chunk_id, self._target(values, GET_TOOL))
         where = _where(served)
+        budget = answer_budget(arguments, values, carried)
         codec = self._view.codec(served)
         try:
             return fitted_window(
@@ -320,9 +325,9 @@ class HubTools:
                 chunk_id,
                 int(values["context"]),
                 (start, length),
-                lambda end, whole: codec.encode_window(chunk_id, end, whole, where),
+                lambda end, whole: codec.encode_window(chunk_id, end, whole, where, budget),
                 render_hub_get,
-                int(values["max_tokens"]),
+                budget,
                 {LIBRARY: served.name, **({VERSION: served.version} if served.version is not None else {})},
             )
         except ChunkNotFound as error:

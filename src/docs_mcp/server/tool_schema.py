@@ -77,7 +77,9 @@ def _max_tokens(default: int) -> JsonSchema:
         "description": (
             f"Largest answer to return, in tokens ({MAX_TOKENS_MIN}-{MAX_TOKENS_MAX}, default {default}), "
             f"counted as one token per {BYTES_PER_TOKEN} bytes of the whole result. Fewer hits, or a "
-            "shorter window of a long section, come back with a `next_cursor` for the rest."
+            "shorter window of a long section, come back with a `next_cursor` for the rest. A "
+            "`next_cursor` keeps the budget it was made with: omit max_tokens with a cursor to keep it, "
+            "or pass one to change it."
         ),
     }
 
@@ -146,8 +148,9 @@ def search_input_schema(
             "maxLength": CURSOR_MAX_LENGTH,
             "description": (
                 "The `next_cursor` of a previous search_docs result, to fetch the next page. Pass it back "
-                "unchanged; on its own it continues that search (same query, filters and limit). If you "
-                "also pass the query or filters, they must be the same as before."
+                "unchanged; on its own it continues that search (same query, filters, limit and "
+                "max_tokens). If you also pass the query or filters, they must be the same as before; a "
+                "max_tokens passed with it wins."
             ),
         },
         "max_tokens": _max_tokens(max_tokens),
@@ -199,7 +202,8 @@ def get_input_schema(
                 "maxLength": CURSOR_MAX_LENGTH,
                 "description": (
                     "The `next_cursor` of a previous get_doc answer whose section was too long for "
-                    "`max_tokens`: pass it back unchanged (alone) to read the next window of that section."
+                    "`max_tokens`: pass it back unchanged (alone) to read the next window of that section, "
+                    "at the same max_tokens (a max_tokens passed with it wins)."
                 ),
             },
             "max_tokens": _max_tokens(max_tokens),

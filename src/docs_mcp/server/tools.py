@@ -22,7 +22,7 @@ from docs_mcp.errors import ChunkNotFound, CursorError
 from docs_mcp.search.types import UNFILTERED, SearchPage, SearchRequest, Section
 from docs_mcp.server.answers import Render, Window, fit_hits, fit_window
 from docs_mcp.server.arguments import ArgumentValidator
-from docs_mcp.server.budget import MAX_TOKENS_DEFAULT
+from docs_mcp.server.budget import MAX_TOKENS_DEFAULT, answer_budget
 from docs_mcp.server.cursor import CursorCodec, SearchCursor
 from docs_mcp.server.text_content import render_get, render_search
 from docs_mcp.server.tool_schema import (
@@ -84,30 +84,33 @@ class DocsTools:
         given = {name: str(values[name]) for name in self.facets if name in values}
         query = str(values["query"]).strip() if "query" in values else None
         cursor = values.get("cursor")
-        if cursor is None:
+        continued = self._codec.decode(str(cursor)) if cursor is not None else None
+        if continued is None:
             assert query is not None  # the schema requires one of them
             request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
         else:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
-            request = self._continued(self._codec.decode(str(cursor)), query, given, limit)
+            request = self._continued(continued, query, given, limit)
+        budget = answer_budget(arguments, values, continued.max_tokens if continued else None)
         page = self._index.search(request)
         hint = self._hint(request.query, request.filters) if not page.hits and request.offset == 0 else None
         return fitted_page(
             _search_result(request, page, hint),
             [hit_data(section) for section in page.hits],
             page.has_more,
-            lambda count: self._next(request, count),
+            lambda count: self._next(request, count, budget),
             render_search,
-            int(values["max_tokens"]),
+            budget,
         )
 
-    def _next(self, request: SearchRequest, count: int) -> str:
+    def _next(self, request: SearchRequest, count: int, budget: int) -> str:
         return self._codec.encode(
             offset=request.offset + count,
             limit=request.limit,
             query=request.query,
             filters=request.filters,
             mode=request.mode,
+            max_tokens=budget,
         )
 
     @staticmethod
@@ -151,9 +154,10 @@ class DocsTools:
             BudgetTooSmall: ``max_tokens`` cannot hold a few characters of the section.
         """
         values = self._get_arguments.validate(arguments)
-        start, context = 0, int(values["context"])
+        start, context, carried = 0, int(values["context"]), None
         if "cursor" in values:
             chunk_id, start, length = self._codec.decode_window(str(values["cursor"]))
+            carried = self._codec.window_budget(str(values["cursor"]))
             if "chunk_id" in values and values["chunk_id"] != chunk_id:
                 raise CursorError(
                     f"The cursor continues {chunk_id!r}, not {values['chunk_id']!r}: pass only the cursor."
@@ -161,15 +165,16 @@ class DocsTools:
             context = 0
         else:
             chunk_id, length = str(values["chunk_id"]), 0
+        budget = answer_budget(arguments, values, carried)
         try:
             return fitted_window(
                 self._index,
                 chunk_id,
                 context,
                 (start, length),
-                lambda end, whole: self._codec.encode_window(chunk_id, end, whole),
+                lambda end, whole: self._codec.encode_window(chunk_id, end, whole, max_tokens=budget),
                 render_get,
-                int(values["max_tokens"]),
+                budget,
             )
         except ChunkNotFound as error:
             raise ChunkNotFound(

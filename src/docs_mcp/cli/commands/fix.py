@@ -16,11 +16,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "language and scope facets, server instructions); with them, repair drift (sections that "
         "outgrew their strategy, files no strategy covers, facet values that contradict the layout, "
         "dangling hints). Prints a unified diff with one reason per change; writes only with --write. "
-        "Touches only docs manifests, front matter and hint comments; only manifests when the docs are "
-        "the source of a site generator (someone else's pages).",
+        "Writes only docs manifests (.docs-mcp.json) unless --inline; never edits a page of a site "
+        "generator's source (a generator config in or near the folder, generator syntax or pages). "
+        "A dry run keeps its plan in the cache folder; --write applies it while the folder is "
+        "unchanged instead of analysing again.",
     )
     parser.add_argument("--docs-dir", type=path_argument, required=True, help="the markdown folder")
     parser.add_argument("--write", action="store_true", help="apply the proposal (default: only print it)")
+    parser.add_argument(
+        "--inline",
+        action="store_true",
+        help="also edit pages: section hint comments before headings, front matter values, dangling "
+        "hints removed (default: manifests only, where cuts become per-file overrides; never in a site "
+        "generator's source)",
+    )
+    parser.add_argument(
+        "--no-plan",
+        action="store_true",
+        help="analyse the folder even when a dry run's plan for it is fresh, and keep no plan "
+        "(plans: $DOCS_MCP_CACHE_DIR/fix-plans, else $XDG_CACHE_HOME/docs-mcp/fix-plans or "
+        "~/.cache/docs-mcp/fix-plans)",
+    )
     parser.add_argument(
         "--llm",
         choices=("none", "openai"),
@@ -46,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     from docs_mcp.corpus.validation_output import format_finding
-    from docs_mcp.fix import fix
+    from docs_mcp.fix import fix, plans_dir
 
     proposal = fix(
         args.docs_dir,
@@ -55,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
         base_url=args.base_url,
         site_config=args.site_config,
         description=args.description,
+        inline=args.inline,
+        plans=None if args.no_plan else plans_dir(),
     )
     for note in proposal.notes:
         print(f"note: {note}", file=sys.stderr)
