@@ -92,8 +92,8 @@ import signal, sys
 from pathlib import Path
 import anyio
 from mcp.server.stdio import stdio_server
-from docs_mcp.server.opening import open_server
-from docs_mcp.server.signals import cancel_on_signals
+from docs_mcp.server.hub.opening import open_server
+from docs_mcp.server.transport.signals import cancel_on_signals
 ready = open_server(Path(sys.argv[1]))
 async def main():
     async with anyio.create_task_group() as group:
@@ -235,7 +235,7 @@ def test_client_side_output_schema_validation(benchmark: Any, over_stdio: Connec
     from jsonschema.validators import validator_for
     from referencing import Registry
 
-    from docs_mcp.server.tool_schema import search_output_schema
+    from docs_mcp.server.tools.tool_schema import search_output_schema
 
     results = [over_stdio.call("search_docs", {"query": q}) for q in QUERIES]
     timings = {}

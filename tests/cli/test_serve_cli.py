@@ -18,7 +18,7 @@ import pytest
 
 from docs_mcp.cli.main import build_parser, main
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.library import RefreshIntervals
+from docs_mcp.server.hub.specs import RefreshIntervals
 from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)

@@ -13,7 +13,7 @@ from mcp import Client
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import served_index
+from docs_mcp.server.tools.app import served_index
 from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]

@@ -22,10 +22,16 @@ from server_support import CURSOR_KEY, HttpServer, start_http_server, stop
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.answers import BudgetTooSmall
-from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN, answer_bytes, budget_bytes, estimate_tokens
-from docs_mcp.server.cursor import CursorCodec
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.tools.answers import BudgetTooSmall
+from docs_mcp.server.tools.budget import (
+    MAX_TOKENS_MAX,
+    MAX_TOKENS_MIN,
+    answer_bytes,
+    budget_bytes,
+    estimate_tokens,
+)
+from docs_mcp.server.tools.cursor import CursorCodec
+from docs_mcp.server.tools.docs_tools import DocsTools
 from testkit.evaldata_sets import (
     SDK_QUERIES,
     claude_docs_queries,

@@ -33,12 +33,12 @@ from server_support import (
 )
 
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
-from docs_mcp.server.app import served_index
-from docs_mcp.server.deferred import LOAD_GATE_ENV, DeferredIndex
-from docs_mcp.server.hub import Hub, Library
-from docs_mcp.server.hub_app import create_hub_server
-from docs_mcp.server.live import LiveIndex
-from docs_mcp.server.warm import open_warm
+from docs_mcp.server.hub.deferred import LOAD_GATE_ENV, DeferredIndex
+from docs_mcp.server.hub.libraries import Hub, Library
+from docs_mcp.server.hub.live import LiveIndex
+from docs_mcp.server.tools.app import served_index
+from docs_mcp.server.tools.hub_app import create_hub_server
+from docs_mcp.server.worker.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(120)

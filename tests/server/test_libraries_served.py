@@ -20,7 +20,7 @@ from server_support import CURSOR_KEY, READY, HttpServer, pump_lines, server_env
 
 from docs_mcp.artifact import publish
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import served_index
+from docs_mcp.server.tools.app import served_index
 
 __all__ = ["acme_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
 

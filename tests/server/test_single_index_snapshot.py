@@ -32,7 +32,7 @@ from server_support import serve_command, server_env
 from docs_mcp import __version__
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.server import open_server
-from docs_mcp.server.cursor import SECRET_ENV, cursor_key
+from docs_mcp.server.tools.cursor import SECRET_ENV, cursor_key
 
 pytestmark = pytest.mark.timeout(120)
 

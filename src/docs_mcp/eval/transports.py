@@ -106,7 +106,7 @@ async def _remote(url: str) -> AsyncIterator[Client]:
 async def _inproc(index: Path, mode: SearchMode | None) -> AsyncIterator[Client]:
     from docs_mcp.search.config import SearchConfig
     from docs_mcp.search.index import DocsIndex
-    from docs_mcp.server.app import create_server
+    from docs_mcp.server.tools.app import create_server
 
     opened = DocsIndex.open(index, config=SearchConfig(mode=mode))
     async with Client(create_server(opened)) as client:
