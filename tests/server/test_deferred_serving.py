@@ -1,4 +1,5 @@
-"""The deferred start over HTTP, from a registry and for several libraries (:mod:`docs_mcp.server.launch`).
+"""The deferred start over HTTP, from a registry and for several libraries
+(:mod:`docs_mcp.server.startup.launch`).
 
 As in test_deferred.py, the load waits for the ``DOCS_MCP_TEST_LOAD_GATE`` file, so what is answered
 before it (``initialize``, ``tools/list``, ``/healthz`` 503 "loading", the page) is proven by order,

@@ -1,6 +1,6 @@
 """MCP clients connected to the real server, one way per transport.
 
-- ``inproc``: the server of :func:`docs_mcp.server.app.create_server` in this process, through the
+- ``inproc``: the server of :func:`docs_mcp.server.tools.app.create_server` in this process, through the
   SDK's in-memory client (no process, no framing: the fastest way to score ranking);
 - ``stdio``: ``docs-mcp serve`` spawned as a subprocess, as an agent's MCP host runs it;
 - ``http``: ``docs-mcp serve --transport http --port 0`` spawned on 127.0.0.1, or a server already

@@ -296,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
     # like Ctrl-C. Where the server is PID 1 (a container without an init such as the image's tini)
     # the kernel would otherwise drop it, and the engine would kill the server 10 s later.
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
+    # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup.collector).
     from docs_mcp.server.auth.gate import AuthOptions, load_tokens
     from docs_mcp.server.startup.options import HttpOptions, RegistryOptions
     from docs_mcp.server.startup.serving import serve

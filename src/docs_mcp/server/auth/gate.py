@@ -2,10 +2,10 @@
 
 Two ways to accept a token, either or both:
 
-- static tokens (``--auth-tokens FILE``, :mod:`docs_mcp.server.auth_tokens`), for a team's agents and
+- static tokens (``--auth-tokens FILE``, :mod:`docs_mcp.server.auth.tokens`), for a team's agents and
   service accounts;
 - OAuth 2.1 resource-server mode as the MCP authorization specification describes it
-  (``--auth-issuer`` and ``--auth-audience``, :mod:`docs_mcp.server.auth_jwt`): JWT access tokens
+  (``--auth-issuer`` and ``--auth-audience``, :mod:`docs_mcp.server.auth.jwt`): JWT access tokens
   from that issuer, for that audience, and the protected resource metadata (RFC 9728) at
   ``/.well-known/oauth-protected-resource`` (and under the resource's path) naming the issuer.
 

@@ -9,7 +9,7 @@ The first ``tools/call`` (or resource read) waits for that load, at most ``LOAD_
 load that failed is that call's tool error, in one line.
 
 Over stdio the index opens in the server's index worker, a process of its own started before the
-server imports the SDK (:mod:`docs_mcp.server.index_worker`): the thread here then only waits for
+server imports the SDK (:mod:`docs_mcp.server.worker.index_worker`): the thread here then only waits for
 it, and the two imports run on two cores instead of taking turns at one interpreter lock.
 
 The listing made from the manifest is the one the opened index lists (the same schema functions over
@@ -18,7 +18,7 @@ the same facets and examples: tested), so nothing a client saw changes when the 
 One mechanism for every way of serving: a single folder or ``oci://`` index (pulled first: the
 manifest comes with the artifact) over stdio or HTTP, and each library of a server with several
 (each its own :class:`DeferredIndex`, so a call waits for the library it reads only). Over HTTP,
-``/healthz`` says ``loading`` (503) until the index is open (:mod:`docs_mcp.server.health`).
+``/healthz`` says ``loading`` (503) until the index is open (:mod:`docs_mcp.server.startup.health`).
 """
 
 from __future__ import annotations

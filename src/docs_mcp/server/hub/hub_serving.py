@@ -8,7 +8,7 @@ serving. The cache is shared: each library holds a lease on the indexes it serve
 apart like processes do), and a refresh removes only unpacked indexes nobody holds.
 
 At start every manifest is read (after its pull, for ``oci://``) and checked; the libraries then open
-in the background (:mod:`docs_mcp.server.deferred`): the listing and instructions come from the
+in the background (:mod:`docs_mcp.server.hub.deferred`): the listing and instructions come from the
 manifests, and a call waits only for the libraries it reads.
 """
 
@@ -77,7 +77,7 @@ def open_hub(
     given) and open the libraries in the background, returning once they are open (``wait``) or at
     once. ``on_loaded``/``on_failure`` run as each library's load ends (:class:`DeferredIndex`).
     ``open_index`` opens and warms a library's folder (a stdio server's: in its index worker,
-    :mod:`docs_mcp.server.remote_index`).
+    :mod:`docs_mcp.server.worker.remote_index`).
 
     Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
     ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault; without ``wait``,
@@ -203,7 +203,7 @@ def serve_hub(
     open_index: Callable[[Path], IndexReader] = open_warm,
 ) -> None:
     """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`),
-    answering from the manifests while the libraries open (:mod:`docs_mcp.server.launch`) with
+    answering from the manifests while the libraries open (:mod:`docs_mcp.server.startup.launch`) with
     ``open_index`` (:func:`open_hub`)."""
     from docs_mcp.server.startup.launch import Launch
 

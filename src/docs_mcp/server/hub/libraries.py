@@ -1,11 +1,11 @@
 """The set of indexes one server serves: libraries, their versions, and what the tools derive from them.
 
-Each served index is its own :class:`~docs_mcp.server.live.LiveIndex` (a folder reopened when rebuilt,
+Each served index is its own :class:`~docs_mcp.server.hub.live.LiveIndex` (a folder reopened when rebuilt,
 or an ``oci://`` tag followed on its own), so one index swapping, or failing to refresh, never touches
 the others. :meth:`Hub.view` is what one request works with: every index's current state, and the
 schemas, listing and instructions made from them, rebuilt only when some index's identity moved.
 
-Each library opens in the background (a :class:`~docs_mcp.server.deferred.DeferredIndex`): until it
+Each library opens in the background (a :class:`~docs_mcp.server.hub.deferred.DeferredIndex`): until it
 is open, a view holds its manifest only, which is all the listing and instructions read
 (:mod:`.hub_schema`); a request that reads the library's index (:attr:`Served.state`) waits for
 that library's load, and no other.

@@ -2,7 +2,7 @@
 while the server already answers from the manifest (:func:`open_deferred`, :mod:`.deferred`).
 
 Both watch the folder when asked (a rebuild into the same ``--out`` is swapped in between requests,
-:mod:`docs_mcp.server.live`), and after a swap every server of the index says the new index's
+:mod:`docs_mcp.server.hub.live`), and after a swap every server of the index says the new index's
 instructions at its next ``initialize``.
 """
 
@@ -53,7 +53,7 @@ def open_server(
 ) -> ReadyServer:
     """Open the index at ``index_path`` (an output folder of ``docs-mcp build``), warm it, build the server.
 
-    ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.live`);
+    ``watch``: reopen the folder when a build replaces it (see :mod:`docs_mcp.server.hub.live`);
     ``on_swap`` runs after each swap; ``max_tokens`` is the default answer budget; ``feedback_log``
     turns on ``docs_feedback``.
 
@@ -118,7 +118,7 @@ def open_deferred(
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it; ``on_failure`` runs then);
     ``on_loaded`` runs once it is open. ``open_index`` opens and warms a folder (a stdio
-    server's: in its index worker, :mod:`docs_mcp.server.remote_index`).
+    server's: in its index worker, :mod:`docs_mcp.server.worker.remote_index`).
     """
     path = Path(index_path)
     manifest = read_manifest(path)
@@ -128,7 +128,7 @@ def open_deferred(
 
     def open_state(where: Path) -> ServedIndex:
         index = open_index(where)
-        # The schemas of what was published: the manifest's examples only (see docs_mcp.server.deferred).
+        # The schemas of what was published: the manifest's examples only (see docs_mcp.server.hub.deferred).
         schemas = manifest_schemas(index.manifest, max_tokens, index.config.facets)
         return served_index(index, signing_key, max_tokens, feedback_log, schemas)
 

@@ -14,7 +14,7 @@ number of servers following any tags on one cache never remove each other's fold
 
 The pull (or the cache hit) happens before the server answers anything: the index's manifest comes
 with the artifact, and a failed pull stops the start; the index then opens in the background like a
-folder's (:mod:`docs_mcp.server.deferred`), and the tag is followed once it is open.
+folder's (:mod:`docs_mcp.server.hub.deferred`), and the tag is followed once it is open.
 
 A start needs the registry only for what the cache cannot answer: a reference pinned to a digest
 whose index the cache already unpacked (and verified when it pulled it) is opened without a request,

@@ -85,7 +85,7 @@ class Launch:
     ) -> None:
         """Blocking: serve ``server`` (answering from ``indexes`` as they open; ``summary`` says what
         they are) until SIGTERM/SIGINT or, on stdio, the end of input. ``health`` is what
-        ``/healthz`` answers (see :mod:`docs_mcp.server.health`).
+        ``/healthz`` answers (see :mod:`docs_mcp.server.startup.health`).
 
         Raises the first failed load's error once the server stops (exit 1, as a server that failed
         at start)."""

@@ -41,7 +41,7 @@ class HttpOptions:
     defaults (entries like ``docs.example.com:*`` or ``https://app.example.com``); ``page`` serves
     the search page at ``/``; ``auth``: who may call ``/mcp`` (None: anyone who reaches the port);
     ``health()``: what ``/healthz`` answers, read per request (its ``status``: 200 only when ``ok``,
-    see :mod:`docs_mcp.server.health`)."""
+    see :mod:`docs_mcp.server.startup.health`)."""
 
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -50,7 +50,7 @@ class HttpOptions:
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES
     max_connections: int = MAX_HTTP_CONNECTIONS
     header_timeout: float = HTTP_HEADER_TIMEOUT_SECONDS
-    page: bool = True  # the search page at / (docs_mcp.server.page)
+    page: bool = True  # the search page at / (docs_mcp.server.transport.page)
     health: Callable[[], dict[str, Any]] = dict
     auth: AuthOptions | None = None
 

@@ -4,12 +4,12 @@ The index is a local folder (reopened when ``docs-mcp build`` replaces it) or an
 reference, pulled through the cache and, with ``refresh_interval``, followed as its tag moves.
 
 Every way of serving one index answers ``initialize`` and ``tools/list`` from its manifest while it
-opens in the background (:mod:`docs_mcp.server.deferred`): a folder at once, an ``oci://`` index
-once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub_serving`.
+opens in the background (:mod:`docs_mcp.server.hub.deferred`): a folder at once, an ``oci://`` index
+once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub.hub_serving`.
 
 Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
-:mod:`docs_mcp.server.startup`), LanceDB in the background (over stdio in the index worker, which
-is started first: :mod:`docs_mcp.server.index_worker`), and only the chosen transport, so serving
+:mod:`docs_mcp.server.startup.collector`), LanceDB in the background (over stdio in the index worker, which
+is started first: :mod:`docs_mcp.server.worker.index_worker`), and only the chosen transport, so serving
 over stdio never loads this package's HTTP module.
 """
 
@@ -60,7 +60,7 @@ def serve(
     """Blocking: serve ``index`` (a folder, or ``oci://REF``) over ``transport``; returns after
     SIGTERM/SIGINT (or end of input on stdio). ``announce`` receives one-line status messages (never
     stdout-bound: on stdio, stdout is the protocol). ``max_tokens`` is the default answer budget
-    (None: ``DOCS_MCP_MAX_TOKENS``, else :data:`docs_mcp.server.budget.MAX_TOKENS_DEFAULT`);
+    (None: ``DOCS_MCP_MAX_TOKENS``, else :data:`docs_mcp.server.tools.budget.MAX_TOKENS_DEFAULT`);
     ``feedback_log`` turns on the ``docs_feedback`` tool, appending its reports to that file.
 
     Raises:
@@ -73,10 +73,10 @@ def serve(
         RegistryError: an ``oci://`` index could not be pulled (unauthorized, not found, rejected).
 
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
-    libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
+    libraries, see :mod:`docs_mcp.server.hub.specs`); one bare ``REF`` is served as above.
 
     Over stdio this starts a child process, the index worker (``python -m
-    docs_mcp.server.index_worker`` with this interpreter), that opens and searches the indexes; it
+    docs_mcp.server.worker.index_worker`` with this interpreter), that opens and searches the indexes; it
     ends when this function returns.
     """
     install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
@@ -92,7 +92,7 @@ def serve(
         max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
     )
     # Over stdio the indexes open in an index worker process started before anything else, so that
-    # it imports LanceDB while this process imports the MCP SDK (docs_mcp.server.index_worker).
+    # it imports LanceDB while this process imports the MCP SDK (docs_mcp.server.worker.index_worker).
     # Over HTTP they open in this process: a long-running server starts once, and one process is
     # less memory per replica.
     worker = IndexWorker.spawn() if transport == "stdio" else None
@@ -158,7 +158,7 @@ def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
 def _serve_one(index: Path | str, serving: _Serving) -> None:
     """Serve one index (a folder, or ``oci://REF`` pulled first): listening (or reading stdin) at
     once, ``initialize`` and ``tools/list`` answered from its manifest while it opens in the
-    background (:mod:`docs_mcp.server.deferred`, :mod:`docs_mcp.server.launch`)."""
+    background (:mod:`docs_mcp.server.hub.deferred`, :mod:`docs_mcp.server.startup.launch`)."""
     from docs_mcp.server.startup.health import index_health
     from docs_mcp.server.startup.launch import Launch
 
@@ -195,8 +195,8 @@ class _Opening:
     serving: _Serving
 
     def deferred(self, path: Path, **settings: Any) -> DeferredServer:
-        """:func:`docs_mcp.server.opening.open_deferred` of ``path``, the server stack and the
-        transport imported with the collector paused (see docs_mcp.server.startup)."""
+        """:func:`docs_mcp.server.hub.opening.open_deferred` of ``path``, the server stack and the
+        transport imported with the collector paused (see docs_mcp.server.startup.collector)."""
         with collector_paused():
             from docs_mcp.server.hub.opening import open_deferred
 

@@ -1,5 +1,5 @@
 """Answers within a token budget: how many hits a search page holds, and which window of a section
-``get_doc`` returns (see :mod:`docs_mcp.server.budget` for how an answer is counted).
+``get_doc`` returns (see :mod:`docs_mcp.server.tools.budget` for how an answer is counted).
 
 A search page holds whole hits only: as many of the ranked page's hits as fit, the rest left for
 the cursor (``held_back``). A ``get_doc`` answer drops whole neighbours first, farthest first, and

@@ -159,11 +159,11 @@ def create_server(
     requests (each request finishes on the index it started with), or a :class:`DeferredIndex` still
     loading: ``initialize`` and ``tools/list`` are answered from its manifest at once, calls wait for
     the load. ``key`` signs the pagination cursors of a single index; by default it comes from
-    ``DOCS_MCP_CURSOR_SECRET`` or is generated (see :func:`docs_mcp.server.cursor.cursor_key`);
+    ``DOCS_MCP_CURSOR_SECRET`` or is generated (see :func:`docs_mcp.server.tools.cursor.cursor_key`);
     ``max_tokens`` is the default answer budget. A ``LiveIndex`` brings its own of both; a
     ``DeferredIndex`` its own key, with ``max_tokens`` and ``feedback_log`` those its load opens with
     (the listing published meanwhile is made from them and its manifest).
-    The openers of a folder are in :mod:`docs_mcp.server.opening`.
+    The openers of a folder are in :mod:`docs_mcp.server.hub.opening`.
     """
     if isinstance(index, DeferredIndex):
         source = index

@@ -2,14 +2,14 @@
 
 Handlers are synchronous (the index is) and transport-agnostic: they return the structured result
 as a plain dict, or raise a :class:`DocsMcpError` that the app turns into a tool error. The
-readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.server.text_content`).
+readable text the agent sees is rendered from the same dict (:mod:`docs_mcp.server.tools.text_content`).
 
 Arguments are checked once, here at the edge, against the published schema (enums of the index's
 facet values, the limit range); the ``SearchRequest`` made from them checks what a schema cannot
 (a blank query). A ``cursor`` alone continues the search it carries (query, filters, limit, offset).
 
 Every answer stays within ``max_tokens`` (the argument, else the server's default), counted as
-:mod:`docs_mcp.server.budget` says, by :mod:`docs_mcp.server.answers`. Handlers return the
+:mod:`docs_mcp.server.tools.budget` says, by :mod:`docs_mcp.server.tools.answers`. Handlers return the
 structured result and its text rendering together: the budget counts both.
 """
 

@@ -1,6 +1,6 @@
 """The MCP server for several libraries: the same two tools, answered by :mod:`.hub_tools`.
 
-Like :func:`docs_mcp.server.app.create_server`: index calls run in worker threads, a tool failure is
+Like :func:`docs_mcp.server.tools.app.create_server`: index calls run in worker threads, a tool failure is
 an ``isError`` result, and the listing is rebuilt only when a served index swapped. Resources are
 per library: ``docs://{library}/{chunk_id}``.
 """
@@ -139,7 +139,7 @@ def create_hub_server(
             made.instructions = state.instructions  # what the next initialize says
 
     states = HubStates(hub, rebuilt, max_tokens=max_tokens, feedback_log=feedback_log)
-    # As on one index (docs_mcp.server.app): each search in flight holds LanceDB's working memory,
+    # As on one index (docs_mcp.server.tools.app): each search in flight holds LanceDB's working memory,
     # so at most MAX_CONCURRENT_INDEX_CALLS run at once, whichever library they ask.
     index_calls = anyio.CapacityLimiter(MAX_CONCURRENT_INDEX_CALLS)
 

@@ -1,7 +1,7 @@
 """MCP resources of a server with several libraries: ``docs://{library}/{chunk_id}``.
 
 Each library's marked sections (its taxonomy's ``mcp_resource`` values) are listed under its name,
-libraries in name order, in pages of :data:`~docs_mcp.server.resources.PAGE_SIZE` with a signed cursor
+libraries in name order, in pages of :data:`~docs_mcp.server.tools.resources.PAGE_SIZE` with a signed cursor
 bound to every index listed. The template reads any section of any library. Only the latest version
 of each library is listed; ``docs://{library}@{version}/{chunk_id}`` reads another served version.
 """

@@ -6,7 +6,7 @@ names, each described (in the tool description and the argument's) by its index'
 size; ``version`` exists only when some library is served in several versions.
 
 Everything here is read from the libraries' manifests, so the listing is the same before and after
-they are open (:mod:`docs_mcp.server.hub`).
+they are open (:mod:`docs_mcp.server.hub.libraries`).
 """
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ class HubTools:
     def search_docs(self, arguments: Mapping[str, Any] | None) -> Answer:
         """Run ``search_docs`` on one library or all, within ``max_tokens``. Raises ``InvalidArguments``,
         ``LibraryNotServed``, ``CursorError``, ``QueryError`` or ``BudgetTooSmall`` (see
-        :class:`docs_mcp.server.tools.DocsTools`)."""
+        :class:`docs_mcp.server.tools.docs_tools.DocsTools`)."""
         values = self._search_arguments.validate(arguments)
         given = {name: str(values[name]) for name in self._facet_names if name in values}
         query = str(values["query"]).strip() if "query" in values else None
@@ -293,7 +293,8 @@ class HubTools:
 
     def get_doc(self, arguments: Mapping[str, Any] | None) -> Answer:
         """Run ``get_doc`` on the library named, the one library holding the chunk id, or the one a
-        window cursor carries, within ``max_tokens`` (see :class:`docs_mcp.server.tools.DocsTools`).
+        window cursor carries, within ``max_tokens`` (see
+        :class:`docs_mcp.server.tools.docs_tools.DocsTools`).
 
         Raises ``InvalidArguments``, ``LibraryNotServed``, ``ChunkNotFound``, ``CursorError`` or
         ``BudgetTooSmall``."""

@@ -1,7 +1,7 @@
 """The tool listing and ``initialize`` instructions of one index, made from its manifest alone.
 
 Imports no part of the index stack (LanceDB, pyarrow, the embedder), so a server can publish them
-while that stack still loads (:mod:`docs_mcp.server.deferred`).
+while that stack still loads (:mod:`docs_mcp.server.hub.deferred`).
 """
 
 from __future__ import annotations

@@ -56,8 +56,8 @@ def security_settings(options: HttpOptions) -> TransportSecuritySettings:
 
 def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
     """The ASGI app: Streamable HTTP at ``/mcp`` plus ``/healthz`` answering ``options.health()`` and,
-    unless ``options.page`` is off, the search page (:mod:`docs_mcp.server.page`);
-    ``/mcp`` behind :class:`~docs_mcp.server.http_guard.McpGuard` (exact Host/Origin matching,
+    unless ``options.page`` is off, the search page (:mod:`docs_mcp.server.transport.page`);
+    ``/mcp`` behind :class:`~docs_mcp.server.transport.http_guard.McpGuard` (exact Host/Origin matching,
     405 for GET and DELETE, JSON-RPC errors for malformed messages)."""
 
     async def healthz(request: Request) -> JSONResponse:
@@ -86,7 +86,7 @@ def create_http_app(server: Server[Any], options: HttpOptions) -> ASGIApp:
         allowed_origins=security.allowed_origins,
         max_body_bytes=options.max_body_bytes,
     )
-    # Bearer tokens on /mcp when configured (docs_mcp.server.auth): checked before the body is read.
+    # Bearer tokens on /mcp when configured (docs_mcp.server.auth.gate): checked before the body is read.
     return auth_gate(guarded, options.auth, path=MCP_PATH)
 
 

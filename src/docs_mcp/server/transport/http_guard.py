@@ -7,7 +7,7 @@
   open and no session to end. The SDK opened an SSE stream per GET and never closed an idle one
   (999 of them exhausted a 1,024-descriptor limit).
 - A POST body is read within the size limit and checked as a JSON-RPC message
-  (:func:`docs_mcp.server.protocol.check_message`): a malformed one gets its JSON-RPC error, naming
+  (:func:`docs_mcp.server.transport.protocol.check_message`): a malformed one gets its JSON-RPC error, naming
   the field, instead of the SDK's pydantic dump (or a 202 for a request with ``"id": 1.5``).
 """
 

@@ -4,12 +4,12 @@ An MCP client spawns a stdio server at the start of each session, so the time to
 is felt every time. The server needs two large stacks: the MCP SDK (to answer at all) and LanceDB
 with pyarrow and numpy (to search). In one process their imports run one after the other under one
 interpreter lock, however they are threaded. So the stdio server starts this process first
-(:class:`docs_mcp.server.remote_index.IndexWorker`): the worker imports the index stack and opens
+(:class:`docs_mcp.server.worker.remote_index.IndexWorker`): the worker imports the index stack and opens
 the index while the server imports the SDK and answers ``initialize`` and ``tools/list`` from the
 manifest, on two cores at once. ``benchmarks/test_server.py::test_cold_start_to_tools_list`` times
 both ways in one run.
 
-The worker speaks :mod:`docs_mcp.server.worker_frames` on its stdin (requests) and stdout
+The worker speaks :mod:`docs_mcp.server.worker.worker_frames` on its stdin (requests) and stdout
 (replies); its stderr is the server's (its log). At start it moves fd 0 and fd 1 away, so nothing
 else reads the requests or writes into the replies (a library's stray print goes to stderr).
 Requests run in ``MAX_CONCURRENT_INDEX_CALLS`` threads, as the server's own index calls would
@@ -17,7 +17,7 @@ Requests run in ``MAX_CONCURRENT_INDEX_CALLS`` threads, as the server's own inde
 (SIGTERM); a server that dies first closes the worker's input, and the worker ends there. It
 ignores SIGINT: a terminal's Ctrl-C reaches the whole process group, and the server handles it.
 
-Run as ``python -m docs_mcp.server.index_worker``; nothing else starts it.
+Run as ``python -m docs_mcp.server.worker.index_worker``; nothing else starts it.
 """
 
 from __future__ import annotations

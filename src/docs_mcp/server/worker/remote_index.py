@@ -1,6 +1,6 @@
-"""The stdio server's side of its index worker (:mod:`docs_mcp.server.index_worker`, which says why
+"""The stdio server's side of its index worker (:mod:`docs_mcp.server.worker.index_worker`, which says why
 there is one): :class:`IndexWorker` runs the worker process
-(:class:`~docs_mcp.server.worker_process.WorkerProcess`) and carries calls to it,
+(:class:`~docs_mcp.server.worker.worker_process.WorkerProcess`) and carries calls to it,
 :class:`RemoteIndex` is an index opened there, read through the same protocol as one opened here
 (:class:`docs_mcp.search.reader.IndexReader`), so every server feature works over it unchanged.
 

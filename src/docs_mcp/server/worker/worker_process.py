@@ -3,7 +3,7 @@
 :meth:`WorkerProcess.send` writes a request and returns the future of its reply; a reader thread
 hands each reply to its future, so calls run concurrently. When the process ends (it crashed, was
 killed, or was closed), every call waiting and every later one fails with ``IndexUnavailable``
-naming how it ended: never a hang. :class:`docs_mcp.server.remote_index.IndexWorker` starts another
+naming how it ended: never a hang. :class:`docs_mcp.server.worker.remote_index.IndexWorker` starts another
 when one ends unexpectedly.
 """
 
@@ -37,7 +37,7 @@ _CLOSE_TIMEOUT = 10.0
 
 
 class WorkerProcess:
-    """A running ``python -m docs_mcp.server.index_worker`` (this interpreter), begun with
+    """A running ``python -m docs_mcp.server.worker.index_worker`` (this interpreter), begun with
     :meth:`start`; it imports the index stack at once. Its stderr is this process's."""
 
     def __init__(self, process: subprocess.Popen[bytes]) -> None:
