@@ -83,7 +83,7 @@ def figures(tools: HubTools, sets: Sequence[LabelledSet], *, merged: bool) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    from docs_mcp.server.hub.hub_serving import open_hub
+    from docs_mcp.server.hub.opening import open_hub
     from docs_mcp.server.hub.specs import parse_index_specs
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

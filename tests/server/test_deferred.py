@@ -24,7 +24,7 @@ from docs_mcp.errors import IndexUnavailable
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.hub.deferred import LOAD_GATE_ENV
 from docs_mcp.server.hub.opening import open_deferred
-from docs_mcp.server.tools.app import front_of, served_index
+from docs_mcp.server.tools.app import index_state
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(60)
@@ -118,10 +118,10 @@ def test_the_manifest_front_is_what_the_opened_index_publishes(example_index: Pa
     manifest = read_manifest(example_index)
     assert manifest.examples and manifest.examples["chunk_id"]
     front = manifest_front(manifest)
-    opened = front_of(served_index(DocsIndex.open(example_index), CURSOR_KEY))
+    opened = index_state(DocsIndex.open(example_index), CURSOR_KEY)
     assert front.listing.model_dump() == opened.listing.model_dump()
     assert front.instructions == opened.instructions
-    assert front.resources == opened.resources
+    assert front.resources == opened.resources.enabled
     assert front.prompts.list().model_dump() == opened.prompts.list().model_dump()
 
 
@@ -139,7 +139,7 @@ def test_an_index_without_recorded_examples_is_listed_without_them(
     schema = manifest_front(opened.manifest).tools["search_docs"].input_schema
     assert "e.g." not in schema["properties"]["query"]["description"]
     live = opened.index.wait()
-    assert live.current.tools.search_schema == schema  # the same once open: nothing changes
+    assert live.current.schemas.search == schema  # the same once open: nothing changes
 
 
 @pytest.mark.anyio

@@ -35,10 +35,9 @@ from server_support import (
 
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.server.hub.deferred import LOAD_GATE_ENV, DeferredIndex
-from docs_mcp.server.hub.libraries import Hub, Library
+from docs_mcp.server.hub.libraries import Hub, Library, served_index
 from docs_mcp.server.hub.live import LiveIndex
-from docs_mcp.server.tools.app import served_index
-from docs_mcp.server.tools.hub_app import create_hub_server
+from docs_mcp.server.tools.app import create_hub_server
 from docs_mcp.server.worker.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
 
@@ -181,7 +180,7 @@ async def test_a_call_to_one_library_waits_for_that_library_only(example_index: 
     def opener(path: Path, held: bool) -> LiveIndex[Any]:
         if held:
             assert release.wait(60)
-        return LiveIndex(served_index(open_warm(path), CURSOR_KEY))
+        return LiveIndex(served_index(open_warm(path)))
 
     def library(name: str, path: Path, held: bool) -> Library:
         index: DeferredIndex[Any] = DeferredIndex(read_manifest(path), lambda: opener(path, held), where=path)

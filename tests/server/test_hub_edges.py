@@ -14,7 +14,7 @@ from server_support import CURSOR_KEY, server_env
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.hub.hub_serving import open_hub
+from docs_mcp.server.hub.opening import open_hub
 from docs_mcp.server.hub.specs import RefreshIntervals, parse_index_specs, parse_refresh_intervals
 from testkit.index_fixtures import write_docs
 

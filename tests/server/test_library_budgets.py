@@ -21,7 +21,7 @@ from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY
 
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.hub.hub_serving import ReadyHub, open_hub
+from docs_mcp.server.hub.opening import ReadyHub, open_hub
 from docs_mcp.server.hub.specs import parse_index_specs
 from docs_mcp.server.tools.budget import (
     ENVELOPE_BYTES,

@@ -5,6 +5,10 @@ or an ``oci://`` tag followed on its own), so one index swapping, or failing to 
 the others. :meth:`Hub.view` is what one request works with: every index's current state, and the
 schemas, listing and instructions made from them, rebuilt only when some index's identity moved.
 
+One bare ``--index REF`` is a hub of one library without a name (:data:`UNNAMED`): its view is
+``unnamed``, and the tools, resources and prompts render it as a single index (no ``library``
+argument, ``docs://{chunk_id}``).
+
 Each library opens in the background (a :class:`~docs_mcp.server.hub.deferred.DeferredIndex`): until it
 is open, a view holds its manifest only, which is all the listing and instructions read
 (:mod:`.hub_schema`); a request that reads the library's index (:attr:`Served.state`) waits for
@@ -17,18 +21,47 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError, QueryError
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.hub.specs import latest_version, version_key
-from docs_mcp.server.tools.app import ServedIndex
+from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import CursorCodec
-from docs_mcp.server.tools.tool_schema import searchable_facets
+from docs_mcp.server.tools.listing import manifest_schemas
+from docs_mcp.server.tools.tool_schema import SchemaExamples, ToolSchemas, manifest_examples, tool_schemas
 from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["Hub", "HubView", "Library", "LibraryNotServed"]
+if TYPE_CHECKING:
+    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+
+__all__ = ["UNNAMED", "Hub", "HubView", "Library", "LibraryNotServed", "ServedIndex", "served_index"]
+
+UNNAMED = ""  # the name of the one library a bare --index REF serves
+
+
+@dataclass(frozen=True)
+class ServedIndex:
+    """One opened index and the schemas its tools publish; swapped whole (see ``live``)."""
+
+    index: IndexReader
+    schemas: ToolSchemas
+
+
+def served_index(
+    index: IndexReader, max_tokens: int = MAX_TOKENS_DEFAULT, schemas: ToolSchemas | None = None
+) -> ServedIndex:
+    """``index`` served with ``schemas`` (those published before it opened, from its manifest), by
+    default made here for answers of at most ``max_tokens``: the manifest's examples, else a
+    section of the index."""
+    if schemas is None:
+        examples = manifest_examples(index.manifest.examples)
+        if not examples.query:
+            heading, chunk_id = index.example_section()
+            examples = SchemaExamples(query=heading, chunk_id=chunk_id)
+        schemas = tool_schemas(index.facets, index.config.facets, max_tokens, examples)
+    return ServedIndex(index, schemas)
 
 
 class LibraryNotServed(QueryError):
@@ -51,6 +84,7 @@ class Library:
     source: str
     digest: str | None = None
     refresh_interval: float | None = None
+    pulled: str | None = None  # the reference pulled (oci://), as /healthz shows one index's
 
     @property
     def label(self) -> str:
@@ -88,18 +122,24 @@ class Library:
 @dataclass(frozen=True)
 class Served:
     """One library version as a request sees it: the library, the state it acquired (None while the
-    library loads), and that state's manifest and searchable facets."""
+    library loads), and that state's manifest and schemas (the manifest's while it loads)."""
 
     library: Library
     loaded: ServedIndex | None
     manifest: IndexManifest
-    facets: dict[str, list[str]]
+    schemas: ToolSchemas
 
     @classmethod
-    def of(cls, library: Library, loaded: ServedIndex | None) -> Served:
-        manifest = loaded.index.manifest if loaded is not None else library.index.manifest
-        facets = loaded.tools.facets if loaded is not None else searchable_facets(manifest.facets)
-        return cls(library, loaded, manifest, facets)
+    def of(cls, library: Library, loaded: ServedIndex | None, max_tokens: int) -> Served:
+        if loaded is not None:
+            return cls(library, loaded, loaded.index.manifest, loaded.schemas)
+        manifest = library.index.manifest
+        return cls(library, None, manifest, manifest_schemas(manifest, max_tokens))
+
+    @property
+    def facets(self) -> dict[str, list[str]]:
+        """The facets its ``search_docs`` filters on."""
+        return self.schemas.facets
 
     @property
     def name(self) -> str:
@@ -127,6 +167,16 @@ class HubView:
     served: dict[tuple[str, str | None], Served]
     latest: dict[str, str | None]  # library -> the version used when none is given
     key: bytes = field(repr=False)
+
+    @property
+    def unnamed(self) -> bool:
+        """One library given without a name (a bare ``--index REF``): served as a single index."""
+        return list(self.served) == [(UNNAMED, None)]
+
+    @property
+    def sole(self) -> Served:
+        """The first library (the only one of an unnamed view)."""
+        return self.defaults()[0]
 
     @property
     def names(self) -> list[str]:
@@ -169,7 +219,10 @@ class HubView:
 
     def codec(self, served: Served | None) -> CursorCodec:
         """Cursors of one library version (bound to its index), or of a cross-library search (bound
-        to every default index: any of them swapping makes such a cursor stale)."""
+        to every default index: any of them swapping makes such a cursor stale). An unnamed view's
+        cursors are bound to its index alone."""
+        if self.unnamed:
+            return CursorCodec(self.key, self.sole.identity)
         if served is not None:
             return CursorCodec(self.key, f"{served.name}@{served.version or ''}={served.identity}")
         parts = sorted(f"{s.name}@{s.version or ''}={s.identity}" for s in self.defaults())
@@ -183,16 +236,23 @@ class HubView:
 
 
 class Hub:
-    """The served libraries. Raises ``ConfigError`` when made with none, or with one name served
-    twice without distinct versions."""
+    """The served libraries (one named :data:`UNNAMED`: a single index). Raises ``ConfigError`` when
+    made with none, or with one name served twice without distinct versions."""
 
     def __init__(
-        self, libraries: Sequence[Library], key: bytes, *, marked_latest: Sequence[tuple[str, str]] = ()
+        self,
+        libraries: Sequence[Library],
+        key: bytes,
+        *,
+        marked_latest: Sequence[tuple[str, str]] = (),
+        max_tokens: int = MAX_TOKENS_DEFAULT,
     ) -> None:
+        """``max_tokens``: the default answer budget the schemas of a library still loading publish."""
         if not libraries:
             raise ConfigError("no index to serve")
         self.libraries = list(libraries)
         self._key = key
+        self._max_tokens = max_tokens
         seen: dict[tuple[str, str | None], Library] = {}
         for library in self.libraries:
             if (library.name, library.version) in seen:
@@ -217,6 +277,11 @@ class Hub:
         self._view: HubView | None = None
         self._view_states: tuple[int, ...] = ()
 
+    @property
+    def unnamed(self) -> bool:
+        """One library given without a name: a single index (see :attr:`HubView.unnamed`)."""
+        return [(lib.name, lib.version) for lib in self.libraries] == [(UNNAMED, None)]
+
     def view(self) -> HubView:
         """Every library's state for one request (reopening a rebuilt folder first); never waits for
         a library still loading (its manifest stands in for it)."""
@@ -226,7 +291,7 @@ class Hub:
         if view is not None and ids == self._view_states:
             return view
         served = {
-            (lib.name, lib.version): Served.of(lib, state)
+            (lib.name, lib.version): Served.of(lib, state, self._max_tokens)
             for lib, state in zip(self.libraries, states, strict=True)
         }
         view = HubView(served, dict(self.latest), self._key)

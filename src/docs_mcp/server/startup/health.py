@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from docs_mcp.server.hub.deferred import DeferredIndex, LoadStatus
 
 if TYPE_CHECKING:
-    from docs_mcp.server.tools.app import ServedIndex
+    from docs_mcp.server.hub.libraries import ServedIndex
 
 __all__ = ["index_health", "overall_status"]
 

@@ -5,7 +5,8 @@ reference, pulled through the cache and, with ``refresh_interval``, followed as 
 
 Every way of serving one index answers ``initialize`` and ``tools/list`` from its manifest while it
 opens in the background (:mod:`docs_mcp.server.hub.deferred`): a folder at once, an ``oci://`` index
-once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub.hub_serving`.
+once pulled (or found in the cache); several libraries likewise, each on its own
+(:mod:`docs_mcp.server.hub.opening`).
 
 Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
 :mod:`docs_mcp.server.startup.collector`), LanceDB in the background (over stdio in the index worker, which
@@ -21,9 +22,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from docs_mcp.errors import ConfigError, UsageError
+from docs_mcp.errors import UsageError
 from docs_mcp.redact import redact
 from docs_mcp.server.mcp_import import install_lazy_mcp
 from docs_mcp.server.startup.collector import collector_paused
@@ -40,8 +41,6 @@ from docs_mcp.server.worker.warm import open_warm
 
 if TYPE_CHECKING:
     from docs_mcp.search.reader import IndexReader
-    from docs_mcp.server.hub.opening import DeferredServer
-    from docs_mcp.server.startup.launch import Launch
 
 __all__ = ["serve"]
 _URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -121,130 +120,37 @@ class _Serving:
 
 
 def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
-    """:func:`serve` once its options are checked: several libraries, or one index."""
-    options = serving.registry
-    if not isinstance(index, (str, Path)):
-        from docs_mcp.server.hub.specs import parse_index_specs
-
-        specs = parse_index_specs(index)
-        if len(specs) > 1 or specs[0].name is not None:
-            with collector_paused():
-                from docs_mcp.server.hub.hub_serving import serve_hub
-            serve_hub(
-                specs,
-                transport=serving.transport,
-                http=serving.http,
-                announce=serving.announce,
-                registry=options,
-                max_tokens=serving.max_tokens,
-                feedback_log=serving.feedback_log,
-                open_index=serving.open_index,
-            )
-            return
-        index = specs[0].reference
-    if options.library_refresh:
-        from docs_mcp.server.hub.specs import LibrarySpec, RefreshIntervals
-
-        RefreshIntervals(options.refresh_interval, options.library_refresh).check(
-            [LibrarySpec(None, str(index))]
-        )
-    if _URL_SCHEME.match(str(index)) and not str(index).startswith(OCI_SCHEME):
-        raise UsageError(
-            f"--index {redact(str(index))!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
-        )
-    _serve_one(index, serving)
-
-
-def _serve_one(index: Path | str, serving: _Serving) -> None:
-    """Serve one index (a folder, or ``oci://REF`` pulled first): listening (or reading stdin) at
-    once, ``initialize`` and ``tools/list`` answered from its manifest while it opens in the
-    background (:mod:`docs_mcp.server.hub.deferred`, :mod:`docs_mcp.server.startup.launch`)."""
-    from docs_mcp.server.startup.health import index_health
+    """:func:`serve` once its options are checked: the libraries ``index`` names (one bare ``REF``
+    is a hub of one unnamed library), listening (or reading stdin) at once, ``initialize`` and
+    ``tools/list`` answered from the manifests while the indexes open in the background
+    (:mod:`docs_mcp.server.hub.deferred`, :mod:`docs_mcp.server.startup.launch`)."""
+    from docs_mcp.server.hub.specs import LibrarySpec, parse_index_specs
     from docs_mcp.server.startup.launch import Launch
 
-    opening = _Opening(Launch(serving.transport, serving.announce), serving)
-    artifact: dict[str, Any] = {}  # what /healthz adds for an oci:// index: the artifact served
-    if str(index).startswith(OCI_SCHEME):
-        opened, stop_following = _from_registry(str(index), artifact, opening)
-    else:
-        opened = _from_folder(Path(index), opening)
-        stop_following = _nothing
-    manifest = opened.manifest
-    summary = f"index {manifest.identity} ({manifest.chunk_count} chunks, {manifest.file_count} files)"
-    try:
-        opening.launch.serve(
-            opened.server,
-            [opened.index],
-            summary,
-            health=lambda: {**index_health(opened.index), **artifact},
-            http=serving.http,
+    specs = [LibrarySpec(None, str(index))] if isinstance(index, (str, Path)) else parse_index_specs(index)
+    reference = specs[0].reference
+    if specs[0].name is None and _URL_SCHEME.match(reference) and not reference.startswith(OCI_SCHEME):
+        raise UsageError(
+            f"--index {redact(reference)!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
-    finally:
-        stop_following()
+    with collector_paused():  # the server stack and the transport's (see docs_mcp.server.startup.collector)
+        from docs_mcp.server.hub.opening import open_hub
 
-
-def _nothing() -> None:
-    """Nothing to stop."""
-
-
-@dataclass(frozen=True)
-class _Opening:
-    """How :func:`_serve_one` opens its index: with the launch's load callbacks, as ``serving`` says."""
-
-    launch: Launch
-    serving: _Serving
-
-    def deferred(self, path: Path, **settings: Any) -> DeferredServer:
-        """:func:`docs_mcp.server.hub.opening.open_deferred` of ``path``, the server stack and the
-        transport imported with the collector paused (see docs_mcp.server.startup.collector)."""
-        with collector_paused():
-            from docs_mcp.server.hub.opening import open_deferred
-
-            importlib.import_module(f"docs_mcp.server.transport.{self.serving.transport}")  # its stack too
-            return open_deferred(
-                path,
-                on_loaded=self.launch.on_loaded,
-                on_failure=self.launch.on_failure,
-                open_index=self.serving.open_index,
-                max_tokens=self.serving.max_tokens,
-                feedback_log=self.serving.feedback_log,
-                **settings,
-            )
-
-
-def _from_folder(index: Path, opening: _Opening) -> DeferredServer:
-    """A local index folder, reopened whenever a build replaces it."""
-    if opening.serving.registry.refresh_interval is not None:
-        raise ConfigError("--refresh-interval follows a registry tag; give --index oci://REF")
-    announce = opening.serving.announce
-    return opening.deferred(
-        index,
-        watch=True,
-        on_swap=lambda served, path: announce(
-            f"{path} was rebuilt: now serving index {served.index.identity}"
-        ),
+        importlib.import_module(f"docs_mcp.server.transport.{serving.transport}")
+    launch = Launch(serving.transport, serving.announce)
+    ready = open_hub(
+        specs,
+        serving.registry,
+        announce=serving.announce,
+        max_tokens=serving.max_tokens,
+        feedback_log=serving.feedback_log,
+        wait=False,
+        on_loaded=launch.on_loaded,
+        on_failure=launch.on_failure,
+        open_index=serving.open_index,
     )
-
-
-def _from_registry(
-    reference: str, artifact: dict[str, Any], opening: _Opening
-) -> tuple[DeferredServer, Callable[[], None]]:
-    """Pull ``reference`` (the manifest comes with it: a failed pull stops here), open it in the
-    background and (with a refresh interval) follow its tag."""
-    from docs_mcp.server.hub.registry_source import PulledIndex, RegistrySource, follow
-
-    options, announce = opening.serving.registry, opening.serving.announce
-    source = RegistrySource(reference, cache_dir=options.cache_dir, insecure=options.insecure)
-    if options.refresh_interval is not None and source.reference.digest:
-        raise ConfigError("--refresh-interval follows a tag; this reference is pinned to a digest")
-    pulled = source.start()
-    artifact["artifact"] = {"reference": str(pulled.reference), "digest": pulled.digest}
-    opened = opening.deferred(pulled.path)
-    if options.refresh_interval is None:
-        return opened, _nothing
-
-    def on_swap(new: PulledIndex) -> None:
-        artifact["artifact"] = {"reference": str(new.reference), "digest": new.digest}
-        announce(f"now serving {new.reference}")
-
-    return opened, follow(source, opened.index, pulled, options.refresh_interval, on_swap)
+    try:
+        indexes = [library.index for library in ready.hub.libraries]
+        launch.serve(ready.server, indexes, ready.summary, health=ready.health, http=serving.http)
+    finally:
+        ready.stop()

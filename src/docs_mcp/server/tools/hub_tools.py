@@ -1,4 +1,7 @@
-"""``search_docs`` and ``get_doc`` over several libraries: one library's index, or all of them merged.
+"""``search_docs`` and ``get_doc`` over the served libraries: one library's index, or all of them merged.
+
+One index served alone (an unnamed view, :attr:`HubView.unnamed`) is answered as one library, in the
+shape of a single index: no ``library`` argument or field, the index's own schemas, hint and text.
 
 With ``library`` a search runs on that library's index exactly as a single-index server runs it (same
 hits, same folding, same hint), each hit tagged with its library. Without it, every library's latest
@@ -24,10 +27,19 @@ from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
-from docs_mcp.server.tools.cursor import SearchCursor
-from docs_mcp.server.tools.docs_tools import Answer, DocsTools, fitted_page, fitted_window, hit_data
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
+from docs_mcp.server.tools.shapes import (
+    Answer,
+    continued,
+    fitted_page,
+    fitted_window,
+    hit_data,
+    not_found_message,
+    one_index_hint,
+    search_result,
+)
+from docs_mcp.server.tools.text_content import render_get, render_search
 from docs_mcp.server.tools.tool_schema import GET_TOOL, RESERVED_ARGUMENTS, SEARCH_TOOL
 
 # How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
@@ -106,7 +118,8 @@ def _peek(cursor: object) -> dict[str, Any]:
 
 
 class HubTools:
-    """The two tools over one :class:`HubView` (rebuilt by the hub when an index swaps)."""
+    """The two tools over one :class:`HubView` (rebuilt by the hub when an index swaps); one unnamed
+    library's are those of a single index."""
 
     def __init__(
         self,
@@ -120,20 +133,30 @@ class HubTools:
         self._fusion = fusion
         self._named_first = named_first
         self.max_tokens = max_tokens
-        self.search_schema = hub_search_schema(view, max_tokens)
-        self.get_schema = hub_get_schema(view, max_tokens)
+        if view.unnamed:
+            self.search_schema, self.get_schema = view.sole.schemas.search, view.sole.schemas.get
+        else:
+            self.search_schema = hub_search_schema(view, max_tokens)
+            self.get_schema = hub_get_schema(view, max_tokens)
         self._facet_names = [
             n for n in self.search_schema["properties"] if n not in (*RESERVED_ARGUMENTS, LIBRARY, VERSION)
         ]
+        self._render_search, self._render_get = (
+            (render_search, render_get) if view.unnamed else (render_hub_search, render_hub_get)
+        )
         self._search_arguments = ArgumentValidator(SEARCH_TOOL, self.search_schema)
         self._get_arguments = ArgumentValidator(GET_TOOL, self.get_schema)
+
+    @property
+    def view(self) -> HubView:
+        """The libraries these tools answer from."""
+        return self._view
 
     # -- search -------------------------------------------------------------------------------
 
     def search_docs(self, arguments: Mapping[str, Any] | None) -> Answer:
         """Run ``search_docs`` on one library or all, within ``max_tokens``. Raises ``InvalidArguments``,
-        ``LibraryNotServed``, ``CursorError``, ``QueryError`` or ``BudgetTooSmall`` (see
-        :class:`docs_mcp.server.tools.docs_tools.DocsTools`)."""
+        ``LibraryNotServed``, ``CursorError``, ``QueryError`` or ``BudgetTooSmall`` ."""
         values = self._search_arguments.validate(arguments)
         given = {name: str(values[name]) for name in self._facet_names if name in values}
         query = str(values["query"]).strip() if "query" in values else None
@@ -145,10 +168,10 @@ class HubTools:
             request = SearchRequest(query=query, filters=given, limit=int(values["limit"]))
         else:
             limit = int(values["limit"]) if arguments and "limit" in arguments else None
-            request = _continued(codec.decode(str(cursor)), query, given, limit)
+            request = continued(codec.decode(str(cursor)), query, given, limit)
         result = self._one(served, request) if served is not None else self._merged(request)
         has_more, hits = result.pop("_has_more"), result["hits"]
-        where = _where(served)
+        where = self._where(served)
 
         def next_cursor(count: int) -> str:
             return codec.encode(
@@ -161,14 +184,18 @@ class HubTools:
             )
 
         result.update(hits=[], held_back=0, next_cursor=None)  # set by fitted_page, in this order
-        return fitted_page(result, hits, has_more, next_cursor, render_hub_search, int(values["max_tokens"]))
+        return fitted_page(
+            result, hits, has_more, next_cursor, self._render_search, int(values["max_tokens"])
+        )
 
     def _target(self, values: Mapping[str, Any], tool: str | None) -> Served | None:
         """The library version a call reads: the one ``library`` (and ``version``) names, or the one
         its cursor carries (checked against ``library`` when both are given); None: every library.
 
         Raises ``QueryError`` (a version without a library), ``CursorError`` (a cursor of another
-        library) or ``LibraryNotServed``."""
+        library) or ``LibraryNotServed``. An unnamed view's one library is every call's."""
+        if self._view.unnamed:
+            return self._view.sole
         name, version = values.get(LIBRARY), values.get(VERSION)
         if version is not None and name is None:
             raise QueryError(
@@ -191,7 +218,16 @@ class HubTools:
 
     def _one(self, served: Served, request: SearchRequest) -> dict[str, Any]:
         _check_facets(served, request.filters, self._view)
-        page = served.state.index.search(request)
+        index = served.state.index
+        page = index.search(request)
+        if self._view.unnamed:  # a single index's answer: its fields, its hint
+            hint = (
+                one_index_hint(index, request.query, request.filters)
+                if not page.hits and not request.offset
+                else None
+            )
+            result = search_result(request, page, hint)
+            return {**result, "hits": [hit_data(hit) for hit in page.hits], "_has_more": page.has_more}
         hint = None
         if not page.hits and request.offset == 0:
             hint = self._hint(request.query, request.filters, [served])
@@ -293,8 +329,7 @@ class HubTools:
 
     def get_doc(self, arguments: Mapping[str, Any] | None) -> Answer:
         """Run ``get_doc`` on the library named, the one library holding the chunk id, or the one a
-        window cursor carries, within ``max_tokens`` (see
-        :class:`docs_mcp.server.tools.docs_tools.DocsTools`).
+        window cursor carries, within ``max_tokens`` .
 
         Raises ``InvalidArguments``, ``LibraryNotServed``, ``ChunkNotFound``, ``CursorError`` or
         ``BudgetTooSmall``."""
@@ -313,8 +348,9 @@ class HubTools:
         else:
             chunk_id, start, length = str(values["chunk_id"]), 0, 0
             served = self._holder(chunk_id, self._target(values, GET_TOOL))
-        where = _where(served)
+        where = self._where(served)
         codec = self._view.codec(served)
+        shown = {LIBRARY: served.name, **({VERSION: served.version} if served.version is not None else {})}
         try:
             return fitted_window(
                 served.state.index,
@@ -322,11 +358,14 @@ class HubTools:
                 int(values["context"]),
                 (start, length),
                 lambda end, whole: codec.encode_window(chunk_id, end, whole, where),
-                render_hub_get,
+                self._render_get,
                 int(values["max_tokens"]),
-                {LIBRARY: served.name, **({VERSION: served.version} if served.version is not None else {})},
+                None if self._view.unnamed else shown,
             )
         except ChunkNotFound as error:
+            if self._view.unnamed:
+                message = not_found_message(chunk_id, error.close_ids)
+                raise ChunkNotFound(message, chunk_id, error.close_ids) from error
             place = f"library {served.name!r}" if named else "any library"
             close = f" Similar ids: {', '.join(error.close_ids[:5])}." if error.close_ids else ""
             raise ChunkNotFound(
@@ -335,6 +374,13 @@ class HubTools:
                 chunk_id,
                 error.close_ids,
             ) from error
+
+    def _where(self, served: Served | None) -> dict[str, str | None]:
+        """The fields a cursor carries to say which library version it continues ({}: every library,
+        or the one index of an unnamed view)."""
+        return (
+            {"b": served.name, "w": served.version} if served is not None and not self._view.unnamed else {}
+        )
 
     def _holder(self, chunk_id: str, named: Served | None) -> Served:
         """The library to read ``chunk_id`` from: the one named, else the one library holding it (the
@@ -350,11 +396,6 @@ class HubTools:
                 f"pass `{LIBRARY}` as the search hit gave it."
             )
         return (candidates or self._view.defaults())[0]
-
-
-def _where(served: Served | None) -> dict[str, str | None]:
-    """The fields a cursor carries to say which library version it continues ({}: every library)."""
-    return {"b": served.name, "w": served.version} if served is not None else {}
 
 
 _POOL: list[ThreadPoolExecutor] = []
@@ -408,10 +449,3 @@ def _top(
         sections += page.hits
         if not page.has_more or len(sections) >= wanted:
             return sections, page.mode, page.fallback_reason, page.inferred_filters
-
-
-def _continued(
-    cursor: SearchCursor, query: str | None, filters: dict[str, str], limit: int | None
-) -> SearchRequest:
-    """The request a verified cursor continues (the rules of the single-index server)."""
-    return DocsTools._continued(cursor, query, filters, limit)
