@@ -3,7 +3,7 @@
 An MCP client spawns a stdio server at the start of every session and waits for its ``initialize``
 answer (some give up on slow ones). Everything that answer and ``tools/list`` need (facet values,
 descriptions, counts, instructions, the schemas' examples) is in the index manifest, a small JSON
-file, so the server publishes them from a :class:`Front` made of the manifest alone, while LanceDB,
+file, so the server publishes them from the manifest alone, while LanceDB,
 pyarrow and the embedder are imported and the index is opened and warmed in a thread started first.
 The first ``tools/call`` (or resource read) waits for that load, at most ``LOAD_TIMEOUT`` seconds; a
 load that failed is that call's tool error, in one line.
@@ -28,18 +28,14 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, Literal, TypeVar
 
-import mcp_types as types
-
 from docs_mcp.errors import DocsMcpError, IndexUnavailable
 from docs_mcp.server.hub.live import LiveIndex
-from docs_mcp.server.tools.prompts import DocsPrompts
 from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "Front", "LoadStatus"]
+__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "LoadStatus"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,17 +46,6 @@ LOAD_TIMEOUT = 120.0
 # Test hook: the load waits until this file exists, so a test can prove what is answered before it.
 LOAD_GATE_ENV = "DOCS_MCP_TEST_LOAD_GATE"
 _GATE_POLL = 0.02
-
-
-@dataclass(frozen=True)
-class Front:
-    """What the server publishes before (and independently of) the opened index."""
-
-    listing: types.ListToolsResult
-    tools: dict[str, types.Tool]
-    instructions: str
-    resources: bool  # the taxonomy marks chunks as MCP resources
-    prompts: DocsPrompts  # the docs' prompt templates (from the manifest too)
 
 
 class DeferredIndex(Generic[State]):

@@ -9,7 +9,7 @@ swap never pulls an index out from under a request in flight. Two things swap it
   deletes the old files, which the open LanceDB table still reads: without a reopen every request
   would fail until a restart. When the identity moved, the next request reopens the folder (the
   others wait for that one open rather than fail), and a request that failed because its files
-  vanished mid-way is run once more on the new index.
+  vanished mid-way is run once more on the new index (:func:`docs_mcp.server.tools.app.on_state`).
 - :meth:`LiveIndex.replace` (``serve oci://... --refresh-interval``): the new index is opened and
   warmed off the request path, then swapped in with one assignment; its old folder stays on disk.
 
@@ -26,13 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from docs_mcp.errors import DocsMcpError, IndexUnavailable
+from docs_mcp.errors import DocsMcpError
 from docs_mcp.store.index_manifest import MANIFEST_FILE
 
 logger = logging.getLogger(__name__)
 
 State = TypeVar("State")
-Result = TypeVar("Result")
 Signature = tuple[int, int, int, int, int]
 
 
@@ -147,27 +146,3 @@ class LiveIndex(Generic[State]):
         self.swaps += 1
         if self._on_swap is not None:
             self._on_swap(state, path)
-
-    def call(self, run: Callable[[State], Result]) -> Result:
-        """``run(state)`` on the state this request acquires. When it fails with a LanceDB read
-        error (``IndexUnavailable`` from ``search.index.lance_reads``, or anything but another
-        ``DocsMcpError``) and the watched folder has been rebuilt since, it runs once more on the
-        reopened index: its files were deleted under it mid-request."""
-        state = self.acquire()
-        try:
-            return run(state)
-        except DocsMcpError as error:
-            if not isinstance(error, IndexUnavailable):
-                raise
-            return self._retry(state, run, error)
-        except Exception as error:
-            return self._retry(state, run, error)
-
-    def _retry(self, state: State, run: Callable[[State], Result], error: Exception) -> Result:
-        if not self._watch:
-            raise error
-        retried = self.acquire()
-        if retried is state:
-            raise error
-        logger.info("a request failed while %s was being replaced; answered from the new index", self._path)
-        return run(retried)

@@ -12,7 +12,6 @@ they are open (:mod:`docs_mcp.server.hub.libraries`).
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from docs_mcp.search.facets import SPEC_FACETS
 from docs_mcp.search.types import CONTEXT_MAX, LIMIT_MAX
@@ -190,11 +189,3 @@ def hub_instructions(view: HubView) -> str:
         "naming the libraries and filters that do match.",
     ]
     return "\n".join(lines)
-
-
-def listing_entries(view: HubView) -> dict[str, Any]:
-    """(name -> (input schema, description, output schema)) of the two tools."""
-    return {
-        SEARCH_TOOL: (hub_search_schema(view), hub_search_description(view), hub_search_output_schema()),
-        GET_TOOL: (hub_get_schema(view), hub_get_description(), hub_get_output_schema()),
-    }

@@ -6,10 +6,11 @@ while that stack still loads (:mod:`docs_mcp.server.hub.deferred`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import mcp_types as types
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
-from docs_mcp.server.hub.deferred import Front
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.feedback import (
     FEEDBACK_DESCRIPTION,
@@ -32,6 +33,7 @@ from docs_mcp.server.tools.tool_schema import (
 from docs_mcp.store.index_manifest import IndexManifest
 
 __all__ = [
+    "Front",
     "ToolShape",
     "feedback_tool",
     "instructions_of",
@@ -119,6 +121,17 @@ def manifest_schemas(
     """The tool schemas of the index ``manifest`` describes, with the manifest's examples (none in an
     index built before they were recorded)."""
     return tool_schemas(manifest.facets, conventions, max_tokens, manifest_examples(manifest.examples))
+
+
+@dataclass(frozen=True)
+class Front:
+    """What the server publishes before (and independently of) the opened index."""
+
+    listing: types.ListToolsResult
+    tools: dict[str, types.Tool]
+    instructions: str
+    resources: bool  # the taxonomy marks chunks as MCP resources
+    prompts: DocsPrompts  # the docs' prompt templates (from the manifest too)
 
 
 def manifest_front(

@@ -2,8 +2,8 @@
 
 ``prompts/list`` lists each template with its arguments; ``prompts/get`` checks the arguments
 (every required one given, no unknown one) and returns the body filled in as one user message.
-A server offers the prompts capability only when its index holds templates (see ``app`` and
-``hub_app``); the hub names each library's prompts ``library.name``.
+A server offers the prompts capability only when its indexes hold templates (see ``app``); a
+server of several libraries names each library's prompts ``library.name``.
 """
 
 from __future__ import annotations
