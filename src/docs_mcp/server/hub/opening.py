@@ -27,7 +27,6 @@ from docs_mcp.errors import ConfigError
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, Library, ServedIndex, served_index
 from docs_mcp.server.hub.live import LiveIndex
-from docs_mcp.server.hub.registry_source import PulledIndex, RegistrySource, follow
 from docs_mcp.server.hub.specs import LibrarySpec, RefreshIntervals, check_facet_names
 from docs_mcp.server.startup.health import index_health, overall_status
 from docs_mcp.server.startup.options import OCI_SCHEME, RegistryOptions
@@ -42,6 +41,7 @@ if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
     from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.server.hub.registry_source import PulledIndex, RegistrySource
 
 __all__ = ["DeferredServer", "ReadyHub", "ReadyServer", "open_deferred", "open_hub", "open_server"]
 
@@ -151,7 +151,10 @@ def open_hub(
             if unnamed
             else "--refresh-interval follows registry tags; no --index is oci://REF"
         )
-    # Every reference is checked before anything is pulled: a digest cannot be followed.
+    # Every reference is checked before anything is pulled: a digest cannot be followed. The registry
+    # client is imported only for an oci:// reference: a folder's start never pays for it.
+    if any(spec.reference.startswith(OCI_SCHEME) for spec in specs):
+        from docs_mcp.server.hub.registry_source import RegistrySource
     sources = {
         spec: RegistrySource(spec.reference, cache_dir=options.cache_dir, insecure=options.insecure)
         for spec in specs
@@ -253,6 +256,8 @@ def _follower(
     interval: float,
     announce: Callable[[str], None],
 ) -> Callable[[], Callable[[], None]]:
+    from docs_mcp.server.hub.registry_source import follow
+
     def on_swap(new: PulledIndex) -> None:
         library.digest, library.pulled = new.digest, str(new.reference)
         announce(
