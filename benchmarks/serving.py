@@ -45,7 +45,7 @@ def memory_mib(pid: int, field: str = "VmRSS") -> float:
 
 def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
     """:func:`memory_mib` of a running process and all its descendants, summed: a stdio server and its
-    index worker (``docs_mcp.server.index_worker``). For ``VmHWM`` the sum of the peaks, which is at
+    index worker (``docs_mcp.server.worker.index_worker``). For ``VmHWM`` the sum of the peaks, which is at
     least the peak of the sum."""
     # Each thread's children: a worker started again after one died is an index thread's child.
     children = [
@@ -95,7 +95,7 @@ class Running(NamedTuple):
 @contextmanager
 def http_process(command: list[str]) -> Iterator[Running]:
     """Run ``command`` (a ``docs-mcp serve`` over HTTP on port 0, on 127.0.0.1) until the block ends,
-    yielding once its index is open (the "serving ... ready in" line, docs_mcp.server.launch)."""
+    yielding once its index is open (the "serving ... ready in" line, docs_mcp.server.startup.launch)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command,

@@ -22,8 +22,8 @@ from mcp import Client
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import create_server
-from docs_mcp.server.budget import estimate_tokens
+from docs_mcp.server.tools.app import create_server
+from docs_mcp.server.tools.budget import estimate_tokens
 from testkit.evaldata_sets import SDK_QUERIES, claude_docs_queries, question_texts
 
 pytestmark = pytest.mark.timeout(600)

@@ -25,7 +25,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from benchmarks.test_search import QUERIES
 from docs_mcp.embedding.local import LocalProvider
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import create_server
+from docs_mcp.server.tools.app import create_server
 from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.index_manifest import EmbeddingInfo, read_manifest, write_manifest
 

@@ -30,7 +30,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
-from docs_mcp.server.app import create_server
+from docs_mcp.server.tools.app import create_server
 from docs_mcp.store.columns import FTS_BODY, LANCEDB_DIR, TABLE_NAME
 from testkit.evaldata_sets import claude_docs_queries, question_texts
 

@@ -32,8 +32,8 @@ from docs_mcp.chunk.chunking import chunk_file
 from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.parse.inline_text import inline_plain_text
 from docs_mcp.parse.markdown import _parser
-from docs_mcp.server.arguments import ArgumentValidator
-from docs_mcp.server.tool_schema import search_input_schema
+from docs_mcp.server.tools.arguments import ArgumentValidator
+from docs_mcp.server.tools.tool_schema import search_input_schema
 from docs_mcp.store.swap import exchange_dirs
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

@@ -86,14 +86,14 @@ def over_stdio(portal: BlockingPortal, corpora_index: Path) -> Iterator[Connecte
 
 
 # The SDK's own stdio transport (a reader thread for stdin, a writer thread for stdout) around the same
-# server, with the same signal handling as ours: what docs_mcp.server.stdio replaces.
+# server, with the same signal handling as ours: what docs_mcp.server.transport.stdio replaces.
 SDK_STDIO = """
 import signal, sys
 from pathlib import Path
 import anyio
 from mcp.server.stdio import stdio_server
-from docs_mcp.server.opening import open_server
-from docs_mcp.server.signals import cancel_on_signals
+from docs_mcp.server.hub.opening import open_server
+from docs_mcp.server.transport.signals import cancel_on_signals
 ready = open_server(Path(sys.argv[1]))
 async def main():
     async with anyio.create_task_group() as group:
@@ -164,7 +164,7 @@ def test_get_doc_round_trip(benchmark: Any, transport: str, request: pytest.Fixt
 def test_stdio_transport_against_the_sdks(
     benchmark: Any, over_stdio: Connected, over_sdk_stdio: Connected
 ) -> None:
-    """``docs_mcp.server.stdio`` (stdin read on the event loop, stdout written without blocking)
+    """``docs_mcp.server.transport.stdio`` (stdin read on the event loop, stdout written without blocking)
     against the SDK's ``stdio_server`` (a worker thread each way), same server, same queries,
     alternating batches of 50 ``search_docs`` calls."""
     per_call: dict[str, list[float]] = {"ours": [], "sdk": []}
@@ -235,7 +235,7 @@ def test_client_side_output_schema_validation(benchmark: Any, over_stdio: Connec
     from jsonschema.validators import validator_for
     from referencing import Registry
 
-    from docs_mcp.server.tool_schema import search_output_schema
+    from docs_mcp.server.tools.tool_schema import search_output_schema
 
     results = [over_stdio.call("search_docs", {"query": q}) for q in QUERIES]
     timings = {}
@@ -270,7 +270,7 @@ def _first_answer(command: list[str]) -> tuple[float, float, float]:
     with process.stdin, process.stdout:  # both piped (_spawn_stdio)
         answered = _session_marks(process, started)[-1]
         # Not wait4's ru_maxrss: on Linux it also counts the parent's memory at fork (this pytest).
-        # The server and its index worker, both (docs_mcp.server.index_worker).
+        # The server and its index worker, both (docs_mcp.server.worker.index_worker).
         peak = tree_memory_mib(process.pid, "VmHWM")
     _pid, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -321,7 +321,7 @@ def _spawn_seconds(code: str) -> tuple[float, float]:
 # built on first use): the floor under the cold start that nothing of ours can go below.
 IMPORT_FLOOR = (
     "import gc\n"
-    "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup)
+    "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup.collector)
     "from docs_mcp.server.mcp_import import install_lazy_mcp\n"  # and docs_mcp.store's lancedb hook
     "install_lazy_mcp()\n"
     "import lancedb, mcp.server.lowlevel, mcp.server.stdio"
@@ -415,7 +415,7 @@ def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
     search answers, each over ``python -c "import lancedb"`` timed alternately in the same run (the
     issue's yardstick: the plain import, REST client included). The first two are answered from the
     manifest while the index worker, a process of its own, loads the index stack
-    (``docs_mcp.server.index_worker``)."""
+    (``docs_mcp.server.worker.index_worker``)."""
     command = serve_command(corpora_index)
     runs: list[list[float]] = []
     lancedb_import: list[float] = []

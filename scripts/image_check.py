@@ -28,9 +28,9 @@ import sysconfig
 from pathlib import Path
 
 SERVE_MODULES = (
-    "docs_mcp.server.serving",
-    "docs_mcp.server.app",
-    "docs_mcp.server.http",
+    "docs_mcp.server.startup.serving",
+    "docs_mcp.server.tools.app",
+    "docs_mcp.server.transport.http",
     "docs_mcp.cli.commands.serve",
     "docs_mcp.artifact.pulling",
     "pyarrow.compute",

@@ -22,7 +22,7 @@ from typing import Any
 from docs_mcp.eval.matching import Hit, judge
 from docs_mcp.eval.metrics import score as metric_score
 from docs_mcp.eval.queries import LabelledQuery, load_queries
-from docs_mcp.server.hub_tools import Fusion, HubTools
+from docs_mcp.server.tools.hub_tools import Fusion, HubTools
 
 FUSIONS: tuple[Fusion, ...] = ("score", "max", "rrf")
 Scorer = Callable[[LabelledQuery, list[dict[str, Any]]], tuple[float, float]]
@@ -83,8 +83,8 @@ def figures(tools: HubTools, sets: Sequence[LabelledSet], *, merged: bool) -> di
 
 
 def main(argv: list[str] | None = None) -> int:
-    from docs_mcp.server.hub_serving import open_hub
-    from docs_mcp.server.library import parse_index_specs
+    from docs_mcp.server.hub.opening import open_hub
+    from docs_mcp.server.hub.specs import parse_index_specs
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--claude-index", type=Path, required=True)

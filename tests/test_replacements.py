@@ -20,8 +20,8 @@ REPLACEMENTS = {
     "docs_mcp.parse.inline_text": _BENCH + "test_inline_text_against_markdown_its_inline_parser",
     "docs_mcp.chunk.chunk_pool": _BENCH + "test_chunk_pool_against_the_standard_process_pool",
     "docs_mcp.store.swap": _BENCH + "test_swap_exchange_leaves_no_moment_without_an_index",
-    "docs_mcp.server.stdio": "benchmarks/test_server.py::test_stdio_transport_against_the_sdks",
-    "docs_mcp.server.arguments": _BENCH + "test_argument_fast_path_against_jsonschema",
+    "docs_mcp.server.transport.stdio": "benchmarks/test_server.py::test_stdio_transport_against_the_sdks",
+    "docs_mcp.server.tools.arguments": _BENCH + "test_argument_fast_path_against_jsonschema",
     "docs_mcp.store.lancedb_import": _BENCH + "test_lancedb_import_against_the_plain_import",
     "docs_mcp.server.mcp_import": "benchmarks/test_server.py::test_cold_start_to_tools_list",
 }

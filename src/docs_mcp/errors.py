@@ -62,7 +62,7 @@ class DocsMcpError(Exception):
     """Base class for every error docs-mcp raises on purpose.
 
     Each one pickles whole (the ones with fields of their own say how): the stdio server's index
-    worker sends its errors to the server process that way (``docs_mcp.server.index_worker``)."""
+    worker sends its errors to the server process that way (``docs_mcp.server.worker.index_worker``)."""
 
 
 class ConfigError(DocsMcpError):

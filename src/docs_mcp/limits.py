@@ -41,7 +41,7 @@ MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is
 
 # -- the HTTP transport ---------------------------------------------------------------------------
 # Connections held at once; past it the one waiting longest for its request is closed (fewer when
-# the descriptor limit is low: docs_mcp.server.http_connections.connection_limit).
+# the descriptor limit is low: docs_mcp.server.transport.http_connections.connection_limit).
 MAX_HTTP_CONNECTIONS = 512
 HTTP_HEADER_TIMEOUT_SECONDS = 10.0  # for a request's head, from the connection or the previous response
 # Index calls (searches, reads) running at once; more wait their turn. Two cores run no more than a

@@ -27,7 +27,7 @@ HEAVY = ("lancedb", "pyarrow", "markdown_it", "mcp", "uvicorn", "starlette")
 # mcp 2.3's low-level server imports starlette, sse_starlette and through it uvicorn's modules
 # itself (mcp/server/lowlevel/server.py -> mcp.server.streamable_http -> sse_starlette); what stays
 # out is ours: the HTTP transport module and the event loop and parser uvicorn would pick.
-HTTP_ONLY = ("docs_mcp.server.http", "httptools", "uvloop")
+HTTP_ONLY = ("docs_mcp.server.transport.http", "httptools", "uvloop")
 
 
 def _extras_except(*kept: str) -> list[str]:

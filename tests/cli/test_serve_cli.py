@@ -18,7 +18,7 @@ import pytest
 
 from docs_mcp.cli.main import build_parser, main
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.library import RefreshIntervals
+from docs_mcp.server.hub.specs import RefreshIntervals
 from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
@@ -175,7 +175,7 @@ def test_the_server_starts_from_the_environment_alone(index: Path) -> None:
         assert process.stderr is not None
         for line in process.stderr:
             lines.append(line)
-            if re.search(r"ready in .* at http://", line):  # the index is open (docs_mcp.server.launch)
+            if re.search(r"ready in .* at http://", line):  # the index is open (server.startup.launch)
                 announced.set()
         announced.set()
 

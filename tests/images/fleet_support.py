@@ -19,7 +19,7 @@ import httpx
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 REPLICA_HEADER = "x-docs-mcp-replica"
 QUERIES = ["payment", "retry a failed request", "webhook signature", "refund", "pagination", "errors"]
-STALE = "The cursor is stale"  # docs_mcp.server.cursor: the index was replaced since it was issued
+STALE = "The cursor is stale"  # docs_mcp.server.tools.cursor: the index was replaced since it was issued
 
 
 @dataclass

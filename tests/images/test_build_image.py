@@ -87,7 +87,7 @@ async def test_the_local_serve_image_answers_hybrid_with_no_network_at_all(
         offline = run_to_exit(image, ["-c", probe], entrypoint="python3")
         assert offline.output.split() == ["1", "1"], (image, offline.output)
     imports = (
-        "import docs_mcp.server.serving, docs_mcp.server.app, docs_mcp.server.http, "
+        "import docs_mcp.server.startup.serving, docs_mcp.server.tools.app, docs_mcp.server.transport.http, "
         "docs_mcp.cli.commands.serve, lancedb, cryptography.exceptions, "
         "pyarrow.compute, pyarrow.dataset, uvloop, onnxruntime, tokenizers; "
         "from docs_mcp.artifact import pull; from docs_mcp.embedding import local; "

@@ -13,7 +13,7 @@ from mcp import Client
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import served_index
+from docs_mcp.server.tools.app import index_state
 from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
@@ -61,5 +61,5 @@ async def test_the_serve_image_serves_two_mounted_indexes_from_docs_mcp_index(
     hits = page.structured_content["hits"]
     assert hits and {hit["library"] for hit in hits} == {"widgets"}
     # The container's answer is the widgets index's own, as a single-index server gives it here.
-    alone = served_index(DocsIndex.open(two_indexes["widgets"]), KEY).tools.search_docs(arguments)[0]
+    alone = index_state(DocsIndex.open(two_indexes["widgets"]), KEY).tools.search_docs(arguments)[0]
     assert [hit["chunk_id"] for hit in hits] == [hit["chunk_id"] for hit in alone["hits"]]

@@ -154,7 +154,7 @@ def test_upload_then_install_build_and_search_from_the_index(
     origin = subprocess.run(
         [str(venv / "bin" / "python"), "-c",
          "import docs_mcp, importlib.resources as r; print(docs_mcp.__file__);"
-         "print((r.files('docs_mcp.server') / 'page_assets' / 'page.js').is_file())"],
+         "print((r.files('docs_mcp.server.transport') / 'page_assets' / 'page.js').is_file())"],
         **run,  # type: ignore[call-overload]
     )  # fmt: skip
     module_file, has_page = origin.stdout.split()

@@ -15,7 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 CURSOR_KEY = b"server-tests-key"
 _URL = re.compile(r"at (http://\S+/mcp)")
 # What the server says over HTTP: at once "opening ...; listening at URL", then, once its index is
-# open, "serving ... ready in Ns at URL" (docs_mcp.server.launch).
+# open, "serving ... ready in Ns at URL" (docs_mcp.server.startup.launch).
 LISTENING = r"listening at http://"
 READY = r"ready in .* at http://"
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from docs_mcp.server.arguments import ArgumentValidator, InvalidArguments
-from docs_mcp.server.tool_schema import get_input_schema, search_input_schema
+from docs_mcp.server.tools.arguments import ArgumentValidator, InvalidArguments
+from docs_mcp.server.tools.tool_schema import get_input_schema, search_input_schema
 
 FACETS = {"language": ["go", "python", "typescript"], "scope": ["global-guide", "sdk-specific"]}
 

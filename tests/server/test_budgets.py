@@ -22,10 +22,16 @@ from server_support import CURSOR_KEY, HttpServer, start_http_server, stop
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.answers import BudgetTooSmall
-from docs_mcp.server.budget import MAX_TOKENS_MAX, MAX_TOKENS_MIN, answer_bytes, budget_bytes, estimate_tokens
-from docs_mcp.server.cursor import CursorCodec
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.tools.answers import BudgetTooSmall
+from docs_mcp.server.tools.app import index_state
+from docs_mcp.server.tools.budget import (
+    MAX_TOKENS_MAX,
+    MAX_TOKENS_MIN,
+    answer_bytes,
+    budget_bytes,
+    estimate_tokens,
+)
+from docs_mcp.server.tools.hub_tools import HubTools
 from testkit.evaldata_sets import (
     SDK_QUERIES,
     claude_docs_queries,
@@ -40,12 +46,12 @@ BUDGETS = (MAX_TOKENS_MIN, 1_500, 3_000, 8_000, MAX_TOKENS_MAX)
 
 
 @pytest.fixture(scope="module")
-def claude_tools(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> DocsTools:
+def claude_tools(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> HubTools:
     docs = stage_claude_docs(evaldata_dir, tmp_path_factory.mktemp("claude-docs") / "docs")
     out = tmp_path_factory.mktemp("claude-index") / "out"
     build(BuildOptions(docs_dir=docs, out=out))
     index = DocsIndex.open(out)
-    return DocsTools(index, CursorCodec(CURSOR_KEY, index.identity))
+    return index_state(index, CURSOR_KEY).tools
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +63,16 @@ def sdk_index(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> P
 
 
 @pytest.fixture(scope="module")
-def sdk_tools(sdk_index: Path) -> DocsTools:
+def sdk_tools(sdk_index: Path) -> HubTools:
     index = DocsIndex.open(sdk_index)
-    return DocsTools(index, CursorCodec(CURSOR_KEY, index.identity))
+    return index_state(index, CURSOR_KEY).tools
+
+
+def _index(tools: HubTools) -> DocsIndex:
+    """The one index ``tools`` answer from (opened in this process)."""
+    index = tools.view.sole.state.index
+    assert isinstance(index, DocsIndex)
+    return index
 
 
 def _within(answer: tuple[dict[str, Any], str], max_tokens: int) -> int:
@@ -69,7 +82,7 @@ def _within(answer: tuple[dict[str, Any], str], max_tokens: int) -> int:
     return size
 
 
-def _sweep(tools: DocsTools, queries: list[str], seed: int) -> None:
+def _sweep(tools: HubTools, queries: list[str], seed: int) -> None:
     draw = random.Random(seed)
     for query in queries:
         limit, budget = draw.randint(1, 50), draw.choice(BUDGETS)
@@ -91,16 +104,16 @@ def _sweep(tools: DocsTools, queries: list[str], seed: int) -> None:
         assert chunk_id in [chunk["chunk_id"] for chunk in got[0]["chunks"]]
 
 
-def test_budgets_hold_on_the_claude_docs_questions(claude_tools: DocsTools, evaldata_dir: Path) -> None:
+def test_budgets_hold_on_the_claude_docs_questions(claude_tools: HubTools, evaldata_dir: Path) -> None:
     _sweep(claude_tools, question_texts(claude_docs_queries(evaldata_dir)), seed=21)
 
 
-def test_budgets_hold_on_the_sdk_questions(sdk_tools: DocsTools) -> None:
+def test_budgets_hold_on_the_sdk_questions(sdk_tools: HubTools) -> None:
     _sweep(sdk_tools, question_texts(SDK_QUERIES), seed=22)
 
 
 def test_a_smaller_budget_returns_fewer_whole_hits_and_says_how_many_it_held_back(
-    sdk_tools: DocsTools,
+    sdk_tools: HubTools,
 ) -> None:
     query = "retry configuration typescript"
     full, _ = sdk_tools.search_docs({"query": query, "limit": 50, "max_tokens": MAX_TOKENS_MAX})
@@ -113,7 +126,7 @@ def test_a_smaller_budget_returns_fewer_whole_hits_and_says_how_many_it_held_bac
     assert rest["hits"][0] == full["hits"][len(small["hits"])]
 
 
-def _read_in_windows(tools: DocsTools, chunk_id: str, max_tokens: int) -> list[str]:
+def _read_in_windows(tools: HubTools, chunk_id: str, max_tokens: int) -> list[str]:
     answer = tools.get_doc({"chunk_id": chunk_id, "max_tokens": max_tokens})
     windows = []
     while True:
@@ -134,10 +147,8 @@ def _longest(index: DocsIndex, count: int) -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize("max_tokens", [MAX_TOKENS_MIN, 2_000])
-def test_long_sections_reassemble_exactly_from_their_windows(
-    claude_tools: DocsTools, max_tokens: int
-) -> None:
-    longest = _longest(claude_tools._index, 12)
+def test_long_sections_reassemble_exactly_from_their_windows(claude_tools: HubTools, max_tokens: int) -> None:
+    longest = _longest(_index(claude_tools), 12)
     assert len(longest[0][1]) > budget_bytes(MAX_TOKENS_MAX) // 2, "needs sections longer than a budget"
     line_ends = 0
     for chunk_id, markdown in longest:
@@ -154,16 +165,16 @@ def test_long_sections_reassemble_exactly_from_their_windows(
     assert line_ends > 0
 
 
-def test_sdk_sections_reassemble_at_the_smallest_budget(sdk_tools: DocsTools) -> None:
+def test_sdk_sections_reassemble_at_the_smallest_budget(sdk_tools: HubTools) -> None:
     """The 3 longest SDK sections (generated model tables) and 20 drawn from those over 3 KB."""
-    long = [pair for pair in _longest(sdk_tools._index, 10_000) if len(pair[1]) >= 3_000]
+    long = [pair for pair in _longest(_index(sdk_tools), 10_000) if len(pair[1]) >= 3_000]
     for chunk_id, markdown in long[:3] + random.Random(23).sample(long[3:], 20):
         assert "".join(_read_in_windows(sdk_tools, chunk_id, MAX_TOKENS_MIN)) == markdown
 
 
-def test_neighbours_are_dropped_whole_before_the_section_is_cut(sdk_tools: DocsTools) -> None:
+def test_neighbours_are_dropped_whole_before_the_section_is_cut(sdk_tools: HubTools) -> None:
     checked = 0
-    for chunk_id, _markdown in _longest(sdk_tools._index, 3_000)[1_000:]:
+    for chunk_id, _markdown in _longest(_index(sdk_tools), 3_000)[1_000:]:
         wide = sdk_tools.get_doc({"chunk_id": chunk_id, "context": 5, "max_tokens": MAX_TOKENS_MAX})
         alone = sdk_tools.get_doc({"chunk_id": chunk_id, "max_tokens": MAX_TOKENS_MAX})
         budget = estimate_tokens(answer_bytes(*alone)) + 100  # the section fits, its neighbours do not
@@ -183,11 +194,11 @@ def test_neighbours_are_dropped_whole_before_the_section_is_cut(sdk_tools: DocsT
 
 
 def test_a_window_cursor_is_refused_when_tampered_or_for_another_index(
-    claude_tools: DocsTools, sdk_tools: DocsTools
+    claude_tools: HubTools, sdk_tools: HubTools
 ) -> None:
     from docs_mcp.errors import CursorError
 
-    chunk_id = _longest(claude_tools._index, 1)[0][0]
+    chunk_id = _longest(_index(claude_tools), 1)[0][0]
     cursor = claude_tools.get_doc({"chunk_id": chunk_id, "max_tokens": MAX_TOKENS_MIN})[0]["next_cursor"]
     assert cursor
     with pytest.raises(CursorError, match="stale"):

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from docs_mcp.errors import CursorError
 from docs_mcp.search.types import OFFSET_MAX
-from docs_mcp.server.cursor import (
+from docs_mcp.server.tools.cursor import (
     CURSOR_MAX_LENGTH,
     RESOURCES,
     SEARCH,

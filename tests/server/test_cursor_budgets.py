@@ -20,11 +20,11 @@ from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.budget import MAX_TOKENS_DEFAULT, answer_bytes, budget_bytes
-from docs_mcp.server.cursor import SEARCH, SECTION, CursorCodec
-from docs_mcp.server.hub_serving import ReadyHub, open_hub
-from docs_mcp.server.library import parse_index_specs
-from docs_mcp.server.tools import DocsTools
+from docs_mcp.server.hub.opening import ReadyHub, open_hub
+from docs_mcp.server.hub.specs import parse_index_specs
+from docs_mcp.server.tools.app import index_state
+from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_bytes, budget_bytes
+from docs_mcp.server.tools.cursor import SEARCH, SECTION, CursorCodec
 
 __all__ = ["example_v2"]  # fixtures used here
 
@@ -135,7 +135,7 @@ def test_a_cursor_without_a_budget_still_continues_at_the_call_s_or_the_default(
     """Cursors signed before budgets rode on them (same version, no ``t``) stay valid."""
     index = DocsIndex.open(ledger_index)
     codec = CursorCodec(CURSOR_KEY, index.identity)
-    tools = DocsTools(index, codec)
+    tools = index_state(index, CURSOR_KEY).tools
     old_page = codec.seal(SEARCH, {"q": "ledger", "f": {}, "m": None, "o": 3, "l": 5})
     result, _ = tools.search_docs({"cursor": old_page})
     assert result["offset"] == 3 and carried_budget(result["next_cursor"]) == MAX_TOKENS_DEFAULT
@@ -152,7 +152,7 @@ def test_a_cursor_without_a_budget_still_continues_at_the_call_s_or_the_default(
 def test_a_cursor_with_a_budget_out_of_range_is_refused_as_malformed(ledger_index: Path) -> None:
     index = DocsIndex.open(ledger_index)
     codec = CursorCodec(CURSOR_KEY, index.identity)
-    tools = DocsTools(index, codec)
+    tools = index_state(index, CURSOR_KEY).tools
     for budget in (10, 10**6, "8000", True):
         forged = codec.seal(SEARCH, {"q": "ledger", "f": {}, "m": None, "o": 0, "l": 5, "t": budget})
         with pytest.raises(Exception, match="malformed"):

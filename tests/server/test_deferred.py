@@ -22,9 +22,9 @@ from server_support import CURSOR_KEY, serve_command, server_env
 
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import front_of, served_index
-from docs_mcp.server.deferred import LOAD_GATE_ENV
-from docs_mcp.server.opening import open_deferred
+from docs_mcp.server.hub.deferred import LOAD_GATE_ENV
+from docs_mcp.server.hub.opening import open_deferred
+from docs_mcp.server.tools.app import index_state
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(60)
@@ -113,15 +113,15 @@ async def test_a_real_client_in_process_lists_while_loading_and_calls_after(
 
 
 def test_the_manifest_front_is_what_the_opened_index_publishes(example_index: Path) -> None:
-    from docs_mcp.server.listing import manifest_front
+    from docs_mcp.server.tools.listing import manifest_front
 
     manifest = read_manifest(example_index)
     assert manifest.examples and manifest.examples["chunk_id"]
     front = manifest_front(manifest)
-    opened = front_of(served_index(DocsIndex.open(example_index), CURSOR_KEY))
+    opened = index_state(DocsIndex.open(example_index), CURSOR_KEY)
     assert front.listing.model_dump() == opened.listing.model_dump()
     assert front.instructions == opened.instructions
-    assert front.resources == opened.resources
+    assert front.resources == opened.resources.enabled
     assert front.prompts.list().model_dump() == opened.prompts.list().model_dump()
 
 
@@ -133,13 +133,13 @@ def test_an_index_without_recorded_examples_is_listed_without_them(
     data = json.loads(manifest_file.read_text())
     del data["examples"]  # as an index built before they were recorded
     manifest_file.write_text(json.dumps(data))
-    from docs_mcp.server.listing import manifest_front
+    from docs_mcp.server.tools.listing import manifest_front
 
     opened = open_deferred(older, key=CURSOR_KEY)
     schema = manifest_front(opened.manifest).tools["search_docs"].input_schema
     assert "e.g." not in schema["properties"]["query"]["description"]
     live = opened.index.wait()
-    assert live.current.tools.search_schema == schema  # the same once open: nothing changes
+    assert live.current.schemas.search == schema  # the same once open: nothing changes
 
 
 @pytest.mark.anyio
@@ -182,7 +182,7 @@ def test_a_missing_manifest_still_stops_before_serving(tmp_path: Path) -> None:
 
 
 def test_a_load_slower_than_the_timeout_is_a_clear_error(example_index: Path, gate: Path) -> None:
-    from docs_mcp.server.deferred import DeferredIndex
+    from docs_mcp.server.hub.deferred import DeferredIndex
 
     opened = open_deferred(example_index, key=CURSOR_KEY)
     hurried: DeferredIndex[Any] = DeferredIndex(opened.manifest, opened.index.wait, where="x", timeout=0.05)

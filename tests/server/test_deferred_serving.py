@@ -1,4 +1,5 @@
-"""The deferred start over HTTP, from a registry and for several libraries (:mod:`docs_mcp.server.launch`).
+"""The deferred start over HTTP, from a registry and for several libraries
+(:mod:`docs_mcp.server.startup.launch`).
 
 As in test_deferred.py, the load waits for the ``DOCS_MCP_TEST_LOAD_GATE`` file, so what is answered
 before it (``initialize``, ``tools/list``, ``/healthz`` 503 "loading", the page) is proven by order,
@@ -33,12 +34,11 @@ from server_support import (
 )
 
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
-from docs_mcp.server.app import served_index
-from docs_mcp.server.deferred import LOAD_GATE_ENV, DeferredIndex
-from docs_mcp.server.hub import Hub, Library
-from docs_mcp.server.hub_app import create_hub_server
-from docs_mcp.server.live import LiveIndex
-from docs_mcp.server.warm import open_warm
+from docs_mcp.server.hub.deferred import LOAD_GATE_ENV, DeferredIndex
+from docs_mcp.server.hub.libraries import Hub, Library, served_index
+from docs_mcp.server.hub.live import LiveIndex
+from docs_mcp.server.tools.app import create_hub_server
+from docs_mcp.server.worker.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(120)
@@ -180,7 +180,7 @@ async def test_a_call_to_one_library_waits_for_that_library_only(example_index: 
     def opener(path: Path, held: bool) -> LiveIndex[Any]:
         if held:
             assert release.wait(60)
-        return LiveIndex(served_index(open_warm(path), CURSOR_KEY))
+        return LiveIndex(served_index(open_warm(path)))
 
     def library(name: str, path: Path, held: bool) -> Library:
         index: DeferredIndex[Any] = DeferredIndex(read_manifest(path), lambda: opener(path, held), where=path)

@@ -12,7 +12,7 @@ from mcp import Client, StdioServerParameters
 from server_support import serve_command, server_env
 
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.feedback import FeedbackLog
+from docs_mcp.server.tools.feedback import FeedbackLog
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
@@ -64,7 +64,7 @@ _FULL_DISK = r"""
 import json, resource, signal, sys
 from pathlib import Path
 from docs_mcp.errors import DocsMcpError
-from docs_mcp.server.feedback import FeedbackLog
+from docs_mcp.server.tools.feedback import FeedbackLog
 
 path = Path(sys.argv[1])
 log = FeedbackLog(path, "index-1")

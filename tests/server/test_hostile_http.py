@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from rpc_support import rss_mib, search_call
 from server_support import HttpServer
 
-from docs_mcp.server.http_guard import host_allowed, origin_allowed
+from docs_mcp.server.transport.http_guard import host_allowed, origin_allowed
 
 pytestmark = pytest.mark.timeout(180)
 

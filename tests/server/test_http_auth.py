@@ -27,8 +27,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from server_support import HttpServer, serve_command, server_env, start_http_server, stop
 
-from docs_mcp.server.auth import AuthGate, AuthOptions
-from docs_mcp.server.auth_jwt import JwksKeys, JwtVerifier
+from docs_mcp.server.auth.gate import AuthGate, AuthOptions
+from docs_mcp.server.auth.jwt import JwksKeys, JwtVerifier
 from testkit.local_issuer import LocalIssuer, SigningKey
 
 pytestmark = pytest.mark.timeout(60)
@@ -362,7 +362,7 @@ async def test_nothing_secret_is_logged_even_at_debug(
     options = AuthOptions(
         tokens_file=_tokens_file(tmp_path / "t", PLAIN_TOKEN), issuer=issuer.url, audience=AUDIENCE
     )
-    from docs_mcp.server.auth import auth_gate
+    from docs_mcp.server.auth.gate import auth_gate
 
     gate = auth_gate(app, options, path="/mcp")
     assert isinstance(gate, AuthGate)

@@ -14,8 +14,8 @@ from server_support import CURSOR_KEY, server_env
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.hub_serving import open_hub
-from docs_mcp.server.library import RefreshIntervals, parse_index_specs, parse_refresh_intervals
+from docs_mcp.server.hub.opening import open_hub
+from docs_mcp.server.hub.specs import RefreshIntervals, parse_index_specs, parse_refresh_intervals
 from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)

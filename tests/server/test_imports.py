@@ -44,7 +44,8 @@ def _loaded_after(code: str) -> list[str]:
 
 def test_the_server_package_imports_no_build_or_authoring_code() -> None:
     modules = _loaded_after(
-        "import docs_mcp.server.app, docs_mcp.server.serving, docs_mcp.server.http, docs_mcp.server.stdio"
+        "import docs_mcp.server.tools.app, docs_mcp.server.startup.serving\n"
+        "import docs_mcp.server.transport.http, docs_mcp.server.transport.stdio"
     )
     assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
     assert not [m for m in modules if m == "docs_mcp.cli" or m.startswith("docs_mcp.cli.")]
@@ -54,7 +55,7 @@ def test_the_serve_command_imports_no_build_or_authoring_code() -> None:
     modules = _loaded_after(
         "from docs_mcp.cli.main import build_parser\n"
         "build_parser(only='serve')\n"
-        "import docs_mcp.server.serving"
+        "import docs_mcp.server.startup.serving"
     )
     assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
     assert "docs_mcp.cli.commands.build" not in modules
@@ -63,9 +64,9 @@ def test_the_serve_command_imports_no_build_or_authoring_code() -> None:
 def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
     # It costs ~60 ms of cold start; valid arguments are recognised without it.
     modules = _loaded_after(
-        "import docs_mcp.server.app, docs_mcp.server.serving\n"
-        "from docs_mcp.server.arguments import ArgumentValidator\n"
-        "from docs_mcp.server.tool_schema import search_input_schema\n"
+        "import docs_mcp.server.tools.app, docs_mcp.server.startup.serving\n"
+        "from docs_mcp.server.tools.arguments import ArgumentValidator\n"
+        "from docs_mcp.server.tools.tool_schema import search_input_schema\n"
         "ArgumentValidator('search_docs', search_input_schema({'language': ['go']})).validate("
         "{'query': 'q', 'language': 'go', 'limit': 5})"
     )
@@ -74,7 +75,7 @@ def test_jsonschema_is_not_imported_until_a_call_needs_it_explained() -> None:
 
 def test_serving_a_local_folder_imports_no_registry_client() -> None:
     # oras and requests load only for --index oci://...; a folder's cold start does not pay for them.
-    modules = _loaded_after("import docs_mcp.server.app, docs_mcp.server.serving")
+    modules = _loaded_after("import docs_mcp.server.tools.app, docs_mcp.server.startup.serving")
     assert [m for m in modules if m.split(".")[0] in ("oras", "requests", "urllib3")] == []
     assert "docs_mcp.artifact" not in modules
 
@@ -82,23 +83,24 @@ def test_serving_a_local_folder_imports_no_registry_client() -> None:
 def test_pyjwt_is_imported_only_for_an_oauth_issuer() -> None:
     # Stdio, plain HTTP and static tokens never pay for it (serve --auth-issuer loads it).
     modules = _loaded_after(
-        "import docs_mcp.server.app, docs_mcp.server.serving, docs_mcp.server.http, docs_mcp.server.stdio\n"
-        "import docs_mcp.server.auth, docs_mcp.server.auth_tokens"
+        "import docs_mcp.server.tools.app, docs_mcp.server.startup.serving\n"
+        "import docs_mcp.server.transport.http, docs_mcp.server.transport.stdio\n"
+        "import docs_mcp.server.auth.gate, docs_mcp.server.auth.tokens"
     )
-    assert "jwt" not in modules and "docs_mcp.server.auth_jwt" not in modules
-    assert "jwt" in _loaded_after("import docs_mcp.server.auth_jwt")
+    assert "jwt" not in modules and "docs_mcp.server.auth.jwt" not in modules
+    assert "jwt" in _loaded_after("import docs_mcp.server.auth.jwt")
 
 
 def test_what_stdio_answers_before_the_index_loads_imports_no_index_stack_nor_mcp_client(
     example_index: Path,
 ) -> None:
-    # initialize and tools/list come from the manifest (docs_mcp.server.deferred): without LanceDB,
+    # initialize and tools/list come from the manifest (docs_mcp.server.hub.deferred): without LanceDB,
     # pyarrow or numpy, and the MCP SDK without its client (docs_mcp.server.mcp_import).
     modules = _loaded_after(
         "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
         "assert install_lazy_mcp()\n"
-        "import docs_mcp.server.app, docs_mcp.server.stdio\n"
-        "from docs_mcp.server.listing import manifest_front\n"
+        "import docs_mcp.server.tools.app, docs_mcp.server.transport.stdio\n"
+        "from docs_mcp.server.tools.listing import manifest_front\n"
         "from docs_mcp.store.index_manifest import read_manifest\n"
         f"manifest_front(read_manifest({str(example_index)!r}))"
     )
@@ -149,11 +151,11 @@ def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None
 
 
 def test_the_index_worker_imports_no_mcp_sdk_nor_http_stack(example_index: Path) -> None:
-    # The stdio server's index worker (docs_mcp.server.index_worker) opens and searches: the MCP SDK,
+    # The stdio server's index worker (docs_mcp.server.worker.index_worker) opens and searches: the MCP SDK,
     # its protocol models and the HTTP stack are the server process's alone.
     modules = _loaded_after(
-        "import docs_mcp.server.index_worker, docs_mcp.server.remote_index\n"
-        "from docs_mcp.server.warm import open_warm\n"
+        "import docs_mcp.server.worker.index_worker, docs_mcp.server.worker.remote_index\n"
+        "from docs_mcp.server.worker.warm import open_warm\n"
         "from docs_mcp.search.types import SearchRequest\n"
         f"open_warm(__import__('pathlib').Path({str(example_index)!r})).search(SearchRequest(query='payment'))"
     )

@@ -26,9 +26,9 @@ from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
-from docs_mcp.server.index_worker import OPENED_ATTRIBUTES
-from docs_mcp.server.remote_index import IndexWorker
-from docs_mcp.server.worker_process import WORKER_MODULE
+from docs_mcp.server.worker.index_worker import OPENED_ATTRIBUTES
+from docs_mcp.server.worker.remote_index import IndexWorker
+from docs_mcp.server.worker.worker_process import WORKER_MODULE
 
 pytestmark = pytest.mark.timeout(90)
 

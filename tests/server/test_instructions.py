@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docs_mcp.server.instructions import get_description, search_description, server_instructions
+from docs_mcp.server.tools.instructions import get_description, search_description, server_instructions
 
 FACETS = {"language": ["go", "python"], "scope": ["global-guide", "sdk-specific"]}
 

@@ -17,11 +17,11 @@ from mcp import Client
 from server_support import CURSOR_KEY
 
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.app import served_index
-from docs_mcp.server.hub_schema import hub_get_output_schema, hub_search_output_schema
-from docs_mcp.server.hub_serving import ReadyHub, open_hub
-from docs_mcp.server.hub_tools import HubTools, named_libraries
-from docs_mcp.server.library import parse_index_specs
+from docs_mcp.server.hub.opening import ReadyHub, open_hub
+from docs_mcp.server.hub.specs import parse_index_specs
+from docs_mcp.server.tools.app import index_state
+from docs_mcp.server.tools.hub_schema import hub_get_output_schema, hub_search_output_schema
+from docs_mcp.server.tools.hub_tools import HubTools, named_libraries
 from testkit.library_set import figures, labelled_sets
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
@@ -102,7 +102,7 @@ def test_each_library_answers_exactly_as_a_single_index_server_on_its_labelled_s
     sets = labelled_sets(evaldata_dir / "claude-docs" / "queries.jsonl", "claude-docs", "sdks")
     view = hub.hub.view()
     for labelled in sets:
-        single = served_index(view.resolve(labelled.library, None).state.index, CURSOR_KEY).tools
+        single = index_state(view.resolve(labelled.library, None).state.index, CURSOR_KEY).tools
         for query in labelled.queries:
             arguments = {"query": query.query, "limit": labelled.k, **query.filters}
             alone = single.search_docs(arguments)[0]["hits"]

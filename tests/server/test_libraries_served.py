@@ -20,7 +20,7 @@ from server_support import CURSOR_KEY, READY, HttpServer, pump_lines, server_env
 
 from docs_mcp.artifact import publish
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import served_index
+from docs_mcp.server.tools.app import index_state
 
 __all__ = ["acme_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
 
@@ -70,7 +70,7 @@ async def test_several_folders_over_stdio(sdk_index: Path, example_v2: Path, acm
             "search_docs", {"query": "create a link", "library": "sdks", "limit": 3}
         )
         assert not page.is_error and isinstance(page.structured_content, dict)
-        single = served_index(DocsIndex.open(sdk_index), CURSOR_KEY).tools
+        single = index_state(DocsIndex.open(sdk_index), CURSOR_KEY).tools
         alone = single.search_docs({"query": "create a link", "limit": 3})[0]["hits"]
         assert [h["chunk_id"] for h in page.structured_content["hits"]] == [h["chunk_id"] for h in alone]
         hit = page.structured_content["hits"][0]

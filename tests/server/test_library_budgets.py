@@ -21,7 +21,9 @@ from mcp import Client, StdioServerParameters
 from server_support import CURSOR_KEY
 
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.budget import (
+from docs_mcp.server.hub.opening import ReadyHub, open_hub
+from docs_mcp.server.hub.specs import parse_index_specs
+from docs_mcp.server.tools.budget import (
     ENVELOPE_BYTES,
     MAX_TOKENS_DEFAULT,
     MAX_TOKENS_MAX,
@@ -29,8 +31,6 @@ from docs_mcp.server.budget import (
     answer_bytes,
     budget_bytes,
 )
-from docs_mcp.server.hub_serving import ReadyHub, open_hub
-from docs_mcp.server.library import parse_index_specs
 from testkit.evaldata_sets import SDK_QUERIES, claude_docs_queries, question_texts
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here

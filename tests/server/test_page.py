@@ -10,7 +10,7 @@ import httpx
 import pytest
 from server_support import HttpServer, start_http_server, stop
 
-from docs_mcp.server.page import CONTENT_SECURITY_POLICY
+from docs_mcp.server.transport.page import CONTENT_SECURITY_POLICY
 
 
 @pytest.mark.parametrize(

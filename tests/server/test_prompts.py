@@ -12,9 +12,8 @@ from mcp.shared.exceptions import MCPError
 from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.hub_serving import open_hub
-from docs_mcp.server.library import parse_index_specs
-from docs_mcp.server.opening import open_server
+from docs_mcp.server.hub.opening import open_hub, open_server
+from docs_mcp.server.hub.specs import parse_index_specs
 from testkit.index_fixtures import write_docs
 
 ANSWER = (

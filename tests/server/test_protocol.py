@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from mcp_types import jsonrpc_message_adapter
 
 from docs_mcp.limits import MAX_JSON_DEPTH
-from docs_mcp.server.protocol import Rejection, check_message
+from docs_mcp.server.transport.protocol import Rejection, check_message
 
 pytestmark = pytest.mark.timeout(60)
 

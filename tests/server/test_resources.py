@@ -13,8 +13,8 @@ from server_support import CURSOR_KEY, serve_command, server_env
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import create_server
-from docs_mcp.server.resources import PAGE_SIZE, resource_uri
+from docs_mcp.server.tools.app import create_server
+from docs_mcp.server.tools.resources import PAGE_SIZE, resource_uri
 from testkit.index_fixtures import write_docs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]

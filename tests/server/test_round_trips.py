@@ -13,9 +13,9 @@ from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import create_server
-from docs_mcp.server.cursor import SEARCH, CursorCodec
-from docs_mcp.server.tool_schema import search_output_schema
+from docs_mcp.server.tools.app import create_server
+from docs_mcp.server.tools.cursor import SEARCH, CursorCodec
+from docs_mcp.server.tools.tool_schema import search_output_schema
 from testkit.index_fixtures import SDK_FILES, write_docs
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]

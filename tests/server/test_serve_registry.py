@@ -19,9 +19,9 @@ from server_support import HttpServer, serve_command, server_env, start_http_ser
 from docs_mcp.artifact import PublishResult, publish
 from docs_mcp.errors import ConfigError, RegistryUnreachable
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.server.options import RegistryOptions
-from docs_mcp.server.registry_source import RegistrySource
-from docs_mcp.server.serving import serve
+from docs_mcp.server.hub.registry_source import RegistrySource
+from docs_mcp.server.startup.options import RegistryOptions
+from docs_mcp.server.startup.serving import serve
 
 pytestmark = pytest.mark.timeout(180)
 EXTRA_PAGE = "# Zebra crossings\n\nThe quokka endpoint reports zebra crossings for a city.\n"
@@ -140,7 +140,7 @@ def test_a_tag_falls_back_to_the_digest_it_last_resolved_to_when_the_registry_is
     served, published, cache = _published_then_registry_stopped(
         example_index, tmp_path, lambda own, _: own.ref("offline/index")
     )
-    with caplog.at_level("WARNING", logger="docs_mcp.server.registry_source"):
+    with caplog.at_level("WARNING", logger="docs_mcp.server.hub.registry_source"):
         started = RegistrySource(served, cache_dir=cache).start()
     assert started.digest == published.digest
     assert "cannot be reached" in caplog.text and published.digest in caplog.text

@@ -13,8 +13,8 @@ from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.app import create_server
-from docs_mcp.server.tool_schema import get_output_schema, search_output_schema
+from docs_mcp.server.tools.app import create_server
+from docs_mcp.server.tools.tool_schema import get_output_schema, search_output_schema
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from docs_mcp.server.startup import collector_paused
+from docs_mcp.server.startup.collector import collector_paused
 
 
 @pytest.fixture(autouse=True)

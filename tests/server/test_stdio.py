@@ -13,7 +13,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from server_support import pump_lines, serve_command, server_env
 
-from docs_mcp.server.stdio import NonBlockingWriter, claimed_stdout
+from docs_mcp.server.transport.stdio import NonBlockingWriter, claimed_stdout
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from jsonschema import Draft202012Validator
 
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server import tool_schema as schema_module
-from docs_mcp.server.tool_schema import (
+from docs_mcp.server.tools import tool_schema as schema_module
+from docs_mcp.server.tools.tool_schema import (
     CHUNK_FIELDS,
     HIT_FIELDS,
     OPTIONAL_FIELDS,

@@ -19,7 +19,7 @@ from docs_mcp.eval.matching import Hit, Matching, judge, units_of
 from docs_mcp.eval.metrics import score
 from docs_mcp.eval.queries import LabelledQuery
 from docs_mcp.search.types import LIMIT_MAX
-from docs_mcp.server.tool_schema import RESERVED_ARGUMENTS, SEARCH_TOOL
+from docs_mcp.server.tools.tool_schema import RESERVED_ARGUMENTS, SEARCH_TOOL
 
 __all__ = ["QueryRun", "Searched", "run_queries"]
 

@@ -1,6 +1,6 @@
 """MCP clients connected to the real server, one way per transport.
 
-- ``inproc``: the server of :func:`docs_mcp.server.app.create_server` in this process, through the
+- ``inproc``: the server of :func:`docs_mcp.server.tools.app.create_server` in this process, through the
   SDK's in-memory client (no process, no framing: the fastest way to score ranking);
 - ``stdio``: ``docs-mcp serve`` spawned as a subprocess, as an agent's MCP host runs it;
 - ``http``: ``docs-mcp serve --transport http --port 0`` spawned on 127.0.0.1, or a server already
@@ -106,7 +106,7 @@ async def _remote(url: str) -> AsyncIterator[Client]:
 async def _inproc(index: Path, mode: SearchMode | None) -> AsyncIterator[Client]:
     from docs_mcp.search.config import SearchConfig
     from docs_mcp.search.index import DocsIndex
-    from docs_mcp.server.app import create_server
+    from docs_mcp.server.tools.app import create_server
 
     opened = DocsIndex.open(index, config=SearchConfig(mode=mode))
     async with Client(create_server(opened)) as client:

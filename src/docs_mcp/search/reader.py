@@ -1,7 +1,7 @@
 """What reading an opened index means to its users (the server, the CLI, the eval harness).
 
 :class:`docs_mcp.search.index.DocsIndex` is the index opened in this process;
-:class:`docs_mcp.server.remote_index.RemoteIndex` is one opened in the stdio server's index worker,
+:class:`docs_mcp.server.worker.remote_index.RemoteIndex` is one opened in the stdio server's index worker,
 a process of its own. The server is written against this protocol, so it serves either the same way.
 """
 

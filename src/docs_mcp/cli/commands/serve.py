@@ -16,9 +16,9 @@ from typing import Any
 
 from docs_mcp.cli.paths import path_argument
 from docs_mcp.errors import ConfigError
-from docs_mcp.server.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
-from docs_mcp.server.library import RefreshIntervals, parse_refresh_intervals
-from docs_mcp.server.options import DEFAULT_HOST, DEFAULT_PORT
+from docs_mcp.server.hub.specs import RefreshIntervals, parse_refresh_intervals
+from docs_mcp.server.startup.options import DEFAULT_HOST, DEFAULT_PORT
+from docs_mcp.server.tools.budget import BYTES_PER_TOKEN, MAX_TOKENS_DEFAULT, MAX_TOKENS_MAX, MAX_TOKENS_MIN
 
 TRANSPORTS = ("stdio", "http")
 
@@ -104,7 +104,7 @@ class _RefreshAction(argparse.Action):
 
 def _max_tokens(value: str) -> int:
     from docs_mcp.errors import ConfigError
-    from docs_mcp.server.budget import parse_max_tokens
+    from docs_mcp.server.tools.budget import parse_max_tokens
 
     try:
         return parse_max_tokens(value, "--max-tokens or DOCS_MCP_MAX_TOKENS")
@@ -296,10 +296,10 @@ def run(args: argparse.Namespace) -> int:
     # like Ctrl-C. Where the server is PID 1 (a container without an init such as the image's tini)
     # the kernel would otherwise drop it, and the engine would kill the server 10 s later.
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup).
-    from docs_mcp.server.auth import AuthOptions, load_tokens
-    from docs_mcp.server.options import HttpOptions, RegistryOptions
-    from docs_mcp.server.serving import serve
+    # serve() imports the server stack itself, with the collector paused (docs_mcp.server.startup.collector).
+    from docs_mcp.server.auth.gate import AuthOptions, load_tokens
+    from docs_mcp.server.startup.options import HttpOptions, RegistryOptions
+    from docs_mcp.server.startup.serving import serve
 
     auth = AuthOptions(
         tokens_file=args.auth_tokens,

@@ -1,0 +1,165 @@
+"""An index opened in a background thread while the server already answers ``initialize``.
+
+An MCP client spawns a stdio server at the start of every session and waits for its ``initialize``
+answer (some give up on slow ones). Everything that answer and ``tools/list`` need (facet values,
+descriptions, counts, instructions, the schemas' examples) is in the index manifest, a small JSON
+file, so the server publishes them from the manifest alone, while LanceDB,
+pyarrow and the embedder are imported and the index is opened and warmed in a thread started first.
+The first ``tools/call`` (or resource read) waits for that load, at most ``LOAD_TIMEOUT`` seconds; a
+load that failed is that call's tool error, in one line.
+
+Over stdio the index opens in the server's index worker, a process of its own started before the
+server imports the SDK (:mod:`docs_mcp.server.worker.index_worker`): the thread here then only waits for
+it, and the two imports run on two cores instead of taking turns at one interpreter lock.
+
+The listing made from the manifest is the one the opened index lists (the same schema functions over
+the same facets and examples: tested), so nothing a client saw changes when the load completes.
+
+One mechanism for every way of serving: a single folder or ``oci://`` index (pulled first: the
+manifest comes with the artifact) over stdio or HTTP, and each library of a server with several
+(each its own :class:`DeferredIndex`, so a call waits for the library it reads only). Over HTTP,
+``/healthz`` says ``loading`` (503) until the index is open (:mod:`docs_mcp.server.startup.health`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Generic, Literal, TypeVar
+
+from docs_mcp.errors import DocsMcpError, IndexUnavailable
+from docs_mcp.server.hub.live import LiveIndex
+from docs_mcp.store.index_manifest import IndexManifest
+
+__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "LoadStatus"]
+
+logger = logging.getLogger(__name__)
+
+State = TypeVar("State")
+LoadStatus = Literal["loading", "ok", "failed"]
+# A tool call waits this long for the index to load before it is answered with an error.
+LOAD_TIMEOUT = 120.0
+# Test hook: the load waits until this file exists, so a test can prove what is answered before it.
+LOAD_GATE_ENV = "DOCS_MCP_TEST_LOAD_GATE"
+_GATE_POLL = 0.02
+
+
+class DeferredIndex(Generic[State]):
+    """A :class:`LiveIndex` being opened by ``open_live`` in a background thread (see the module);
+    ``manifest`` is the index's, read before.
+
+    ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure()``
+    when the load fails (:attr:`error` then says why). ``label`` (a hub's ``--index NAME``) starts
+    a failed load's message, so the exit error and ``/healthz`` say which library it was.
+    """
+
+    def __init__(
+        self,
+        manifest: IndexManifest,
+        open_live: Callable[[], LiveIndex[State]],
+        *,
+        where: Path | str,
+        label: str = "",
+        timeout: float = LOAD_TIMEOUT,
+        on_loaded: Callable[[], None] = lambda: None,
+        on_failure: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.manifest = manifest
+        self._on_loaded = on_loaded
+        self._open_live = open_live
+        self._where = str(where)
+        self._label = label
+        self._timeout = timeout
+        self._on_failure = on_failure
+        self._done = threading.Event()
+        self._live: LiveIndex[State] | None = None
+        self._error: DocsMcpError | None = None
+        self.load_seconds: float | None = None
+        self._thread = threading.Thread(target=self._load, name="docs-mcp-index-load", daemon=True)
+
+    @classmethod
+    def opened(cls, manifest: IndexManifest, live: LiveIndex[State]) -> DeferredIndex[State]:
+        """An index that is already open (in-process servers)."""
+        deferred = cls(manifest, lambda: live, where="")
+        deferred._live = live
+        deferred.load_seconds = 0.0
+        deferred._done.set()
+        return deferred
+
+    def start(self) -> DeferredIndex[State]:
+        """Start loading; returns self."""
+        self._thread.start()
+        return self
+
+    def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            try:
+                _wait_for_gate()
+                self._live = self._open_live()
+            except DocsMcpError as error:
+                self._error = error
+            except Exception as error:  # a load must never die silently: the calls report it
+                logger.exception("opening the index at %s failed", self._where)
+                self._error = IndexUnavailable(
+                    f"the index at {self._where!r} could not be opened ({type(error).__name__}: {error}); "
+                    "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+                )
+            if self._error is not None and self._label:
+                self._error = IndexUnavailable(f"{self._label}: {self._error}")
+            self.load_seconds = time.perf_counter() - started
+            # The callbacks run before the load counts as ended: whoever waits in ``settle`` (the
+            # stdio server at end of input) exits only after "loaded" was said.
+            if self._error is not None:
+                self._on_failure()
+            else:
+                self._on_loaded()
+        finally:
+            if self.load_seconds is None:
+                self.load_seconds = time.perf_counter() - started
+            self._done.set()
+
+    def settle(self) -> DocsMcpError | None:
+        """Block until the load has ended (at most the timeout): its error, or None when it opened
+        (or is still loading after the timeout)."""
+        self._done.wait(self._timeout)
+        return self._error
+
+    @property
+    def status(self) -> LoadStatus:
+        """``loading`` until the load has ended, then ``ok`` or ``failed``."""
+        if not self._done.is_set():
+            return "loading"
+        return "ok" if self._error is None else "failed"
+
+    @property
+    def error(self) -> DocsMcpError | None:
+        """Why the load failed (None while loading and once open)."""
+        return self._error if self._done.is_set() else None
+
+    @property
+    def loaded(self) -> LiveIndex[State] | None:
+        """The opened index, or None while it loads or when its load failed."""
+        return self._live
+
+    def wait(self) -> LiveIndex[State]:
+        """Block until the index is open. Raises the load's ``DocsMcpError`` when it failed, and
+        ``IndexUnavailable`` when it takes longer than the timeout."""
+        if not self._done.wait(self._timeout):
+            raise IndexUnavailable(
+                f"the index at {self._where!r} is still loading after {self._timeout:g}s; try again shortly"
+            )
+        if self._error is not None:
+            raise self._error
+        assert self._live is not None
+        return self._live
+
+
+def _wait_for_gate() -> None:
+    gate = os.environ.get(LOAD_GATE_ENV)
+    while gate and not os.path.exists(gate):
+        time.sleep(_GATE_POLL)
