@@ -43,7 +43,7 @@ from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 from docs_mcp.prompt_templates import PromptTemplate
 
-__all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
+__all__ = ["DEFAULT_STRATEGY_RULE", "EMPTY_CORPUS_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
 DEFAULT_STRATEGY_RULE = "default-strategy"
 SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
@@ -221,6 +221,8 @@ def _load(
                 chunked, site_findings = pages.finish(chunked)
                 findings.extend(site_findings)
             files.append(chunked)
+    if not any(chunked.chunks for chunked in files):
+        findings.append(_empty(root, site, generator.extensions, len(paths)))
     for chunked in files:
         findings.extend(chunked.findings)
         findings.extend(check_declarations(chunked, facets))
@@ -261,6 +263,22 @@ def _template_text(
     if text is not None and data is not None:
         contents[path] = data
     return text
+
+
+EMPTY_CORPUS_RULE = "empty-corpus"
+
+
+def _empty(root: Path, site: Site, extensions: tuple[str, ...], files: int) -> Finding:
+    """The error of a docs folder that gives no chunk: nothing would be indexed (an index of 0
+    chunks answers nothing, so validate and build fail rather than publish it)."""
+    looked = " or ".join(f"*{suffix}" for suffix in extensions)
+    what = f"the {site.generator} site's pages ({looked})" if site.recognised else f"{looked} files"
+    found = f"{files} file(s) found, none with text" if files else "none found"
+    message = (
+        f"no pages to index in {root}: looked for {what} under it, hidden folders and partials aside; "
+        f"{found}. Pass --docs-dir pointing at the folder that holds the pages"
+    )
+    return Finding("", 0, "error", message, EMPTY_CORPUS_RULE)
 
 
 def _mdx_unread(paths: list[str], site: Site) -> SummaryFinding:

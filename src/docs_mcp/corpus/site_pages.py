@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
@@ -80,7 +80,7 @@ class SitePages:
         front = front_matter(text) if text.startswith("---") else {}
         title, description = front.get("title"), front.get("description")
         if not isinstance(title, str) or not title.strip():
-            title = self._nav.get(path)
+            title = self._nav.get(path) or _file_title(path)
         return (title.strip() if title else None), (description if isinstance(description, str) else None)
 
     def _repo(self) -> Path:
@@ -165,6 +165,17 @@ class SitePages:
                 self.urls[chunk.id] = page
                 continue
             self.urls[chunk.id] = f"{page}#{explicit.get(key) or anchor(self.site, chunk.heading)}"
+
+
+def _file_title(path: str) -> str:
+    """A title from the page's file name, as generators title a page nothing else names
+    (``getting-started.en-US.md`` -> ``Getting started``; ``index`` and ``README`` by their folder)."""
+    parts = PurePosixPath(path).with_suffix("").parts
+    stem = parts[-1].split(".")[0]
+    if stem.lower() in ("index", "readme", "_index") and len(parts) > 1:
+        stem = parts[-2]
+    words = re.sub(r"^\d+[-_.]?", "", stem).replace("-", " ").replace("_", " ").strip()
+    return (words[:1].upper() + words[1:]) if words else stem
 
 
 def _has_h1(text: str) -> bool:

@@ -30,7 +30,7 @@ __all__ = ["Hugo"]
 
 _NAMES = ("hugo.toml", "hugo.yaml", "hugo.yml", "hugo.json", "config.toml", "config.yaml", "config.yml")
 _ESCAPED = re.compile(r"\{\{([<%])/\*\s*(.*?)\s*\*/([>%])\}\}")
-_SHORTCODE = re.compile(r"\{\{([<%])-?\s*(/?)\s*([\w/.-]+)((?:(?![>%]\}\}).)*?)\s*(/?)\s*-?([>%])\}\}")
+_SHORTCODE = re.compile(r"\{\{([<%])-?\s*(/?)\s*(\w[\w/.-]*)((?:(?![>%]\}\}).)*?)\s*(/?)\s*-?([>%])\}\}")
 _ATTRIBUTE = re.compile(r"""\b(title|header|lang|code|text)\s*=\s*(?:"([^"]*)"|'([^']*)'|(\S+))""")
 _READFILE = re.compile(r"""^(\s*)\{\{[<%]\s*readfile\s+(?:file\s*=\s*)?["']([^"']+)["']([^}]*)[>%]\}\}\s*$""")
 _MULTILINE = re.compile(r"\{\{[<%](?:(?![>%]\}\}).){0,2000}?\n(?:(?![>%]\}\}).){0,2000}?[>%]\}\}", re.DOTALL)
@@ -62,8 +62,8 @@ class _Shortcodes:
             return ""
         if "{{" not in line:
             return line
-        line = _ESCAPED.sub(self.escaped, line)
-        return _SHORTCODE.sub(self.shortcode, line)
+        line = _SHORTCODE.sub(self.shortcode, line)  # first: the escaped form is no shortcode
+        return _ESCAPED.sub(self.escaped, line)
 
     def escaped(self, match: re.Match[str]) -> str:
         literal = f"{{{{{match.group(1)} {match.group(2)} {match.group(3)}}}}}"
@@ -77,7 +77,7 @@ class _Shortcodes:
             while self.open:
                 opened, code = self.open.pop()
                 if opened == name:
-                    return "```" if code else ""
+                    return "```" if code and name != "tabpane" else ""
             return ""
         if self_closing or "disabled" in raw:
             return ""

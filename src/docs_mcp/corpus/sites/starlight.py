@@ -25,7 +25,7 @@ _URL_LITERAL = re.compile(r"""['"`](https?://[^'"`\s]+)['"`]""")
 
 def last_http_literal(text: str, key: str) -> str | None:
     """The last http(s) string literal on the line of ``key:`` (a value with a fallback)."""
-    match = re.search(rf"^\s*{re.escape(key)}\s*:(.*)$", text, re.MULTILINE)
+    match = re.search(rf"\b{re.escape(key)}\s*:(.*)$", text, re.MULTILINE)
     found = _URL_LITERAL.findall(match.group(1)) if match else []
     return http_url(found[-1]) if found else None
 
