@@ -41,15 +41,27 @@ def test_vitepress_containers_scripts_interpolations_and_includes_become_plain(t
     page = (
         "# Guide\n\n<script setup>\nimport Comp from './Comp.vue'\n</script>\n\n"
         "::: tip Keep it {#tip-id}\nTips inside, {{ $frontmatter.title }} gone.\n:::\n\n"
-        "## Code <Badge type=\"info\">new</Badge> {#code}\n\n<<< ./snippets/a.ts#setup{ts}\n\n"
+        '## Code <Badge type="info">new</Badge> {#code}\n\n<<< ./snippets/a.ts#setup{ts}\n\n'
         "<!--@include: ./parts/shared.md-->\n"
     )
-    docs = _write(tmp_path, {
-        "docs/.vitepress/config.ts": config, "docs/guide.md": page, "docs/snippets/a.ts": snippet,
-        "docs/parts/shared.md": "Shared words.\n",
-    }) / "docs"  # fmt: skip
+    docs = (
+        _write(
+            tmp_path,
+            {
+                "docs/.vitepress/config.ts": config,
+                "docs/guide.md": page,
+                "docs/snippets/a.ts": snippet,
+                "docs/parts/shared.md": "Shared words.\n",
+            },
+        )
+        / "docs"
+    )
     corpus = load_corpus(docs)
-    assert (corpus.site.generator, corpus.site.name, corpus.site.url) == ("vitepress", "Vite Thing", "https://vt.dev/")
+    assert (corpus.site.generator, corpus.site.name, corpus.site.url) == (
+        "vitepress",
+        "Vite Thing",
+        "https://vt.dev/",
+    )
     assert [file.path for file in corpus.files] == ["guide.md"]  # srcExclude: a partial
     text = "\n".join(chunk.markdown for chunk in corpus.chunks)
     assert "> Tip: Keep it\n> Tips inside,  gone." in text
@@ -61,19 +73,30 @@ def test_vitepress_containers_scripts_interpolations_and_includes_become_plain(t
 
 def test_hugo_shortcodes_go_with_their_labels_code_tabs_and_escaped_forms(tmp_path: Path) -> None:
     page = (
-        "---\ntitle: Setup\n---\n\n{{% alert title=\"Heads up\" color=\"warning\" %}}\nAlert body.\n{{% /alert %}}\n\n"
-        "{{< tabpane >}}\n{{< tab header=\"hugo.yaml\" lang=\"yaml\" >}}\n# a yaml comment\nkey: 1\n{{< /tab >}}\n"
-        "{{< /tabpane >}}\n\nShow `{{</* tabpane */>}}` and {{</* tab */>}} literally; version {{% param version %}}.\n\n"
-        "{{% blocks/cover title=\"Cover\"\n  image_anchor=\"top\" %}}\nCovered.\n{{% /blocks/cover %}}\n"
+        "---\ntitle: Setup\n---\n\n"
+        '{{% alert title="Heads up" color="warning" %}}\nAlert body.\n{{% /alert %}}\n\n'
+        '{{< tabpane >}}\n{{< tab header="hugo.yaml" lang="yaml" >}}\n'
+        "# a yaml comment\nkey: 1\n{{< /tab >}}\n{{< /tabpane >}}\n\n"
+        "Show `{{</* tabpane */>}}` and {{</* tab */>}} literally; version {{% param version %}}.\n\n"
+        '{{% blocks/cover title="Cover"\n  image_anchor="top" %}}\nCovered.\n{{% /blocks/cover %}}\n'
     )
-    root = _write(tmp_path, {
-        "site/hugo.toml": "title = 'Hugo Site'\nbaseURL = 'https://hugo.dev/'\n[params]\ndescription = 'About'\n",
-        "site/content/docs/Set-Up.md": page,
-        "site/content/docs/_common/part.md": "Partial.\n",
-        "site/content/docs/bundle/index.md": "---\nheadless: true\n---\nHeadless.\n",
-    })  # fmt: skip
+    root = _write(
+        tmp_path,
+        {
+            "site/hugo.toml": (
+                "title = 'Hugo Site'\nbaseURL = 'https://hugo.dev/'\n[params]\ndescription = 'About'\n"
+            ),
+            "site/content/docs/Set-Up.md": page,
+            "site/content/docs/_common/part.md": "Partial.\n",
+            "site/content/docs/bundle/index.md": "---\nheadless: true\n---\nHeadless.\n",
+        },
+    )
     corpus = load_corpus(root / "site" / "content")
-    assert (corpus.site.name, corpus.site.url, corpus.site.description) == ("Hugo Site", "https://hugo.dev/", "About")
+    assert (corpus.site.name, corpus.site.url, corpus.site.description) == (
+        "Hugo Site",
+        "https://hugo.dev/",
+        "About",
+    )
     assert [file.path for file in corpus.files] == ["docs/Set-Up.md"]
     text = corpus.chunks[0].markdown
     assert "Heads up:\nAlert body." in text and "```yaml\n# a yaml comment\nkey: 1\n```" in text
@@ -84,14 +107,20 @@ def test_hugo_shortcodes_go_with_their_labels_code_tabs_and_escaped_forms(tmp_pa
 
 def test_mdbook_includes_pull_anchors_and_line_ranges_and_summary_names_the_pages(tmp_path: Path) -> None:
     code = "fn a() {}\n// ANCHOR: main\nfn main() {\n    a();\n}\n// ANCHOR_END: main\n"
-    page = "# Chapter\n\n```rust\n{{#include ../examples/lib.rs:main}}\n```\n\n```rust\n{{#rustdoc_include ../examples/lib.rs:1:1}}\n```\n"
-    root = _write(tmp_path, {
-        "book/book.toml": "[book]\ntitle = 'The Book'\n[output.html]\nsite-url = '/book/'\n",
-        "book/src/SUMMARY.md": "# Summary\n\n- [First chapter](chapter.md)\n- [Draft]()\n",
-        "book/src/chapter.md": page,
-        "book/src/unlisted.md": "# Not in the book\n\nText.\n",
-        "book/examples/lib.rs": code,
-    })  # fmt: skip
+    page = (
+        "# Chapter\n\n```rust\n{{#include ../examples/lib.rs:main}}\n```\n\n"
+        "```rust\n{{#rustdoc_include ../examples/lib.rs:1:1}}\n```\n"
+    )
+    root = _write(
+        tmp_path,
+        {
+            "book/book.toml": "[book]\ntitle = 'The Book'\n[output.html]\nsite-url = '/book/'\n",
+            "book/src/SUMMARY.md": "# Summary\n\n- [First chapter](chapter.md)\n- [Draft]()\n",
+            "book/src/chapter.md": page,
+            "book/src/unlisted.md": "# Not in the book\n\nText.\n",
+            "book/examples/lib.rs": code,
+        },
+    )
     corpus = load_corpus(root / "book" / "src")
     assert (corpus.site.generator, corpus.site.name, corpus.site.url) == ("mdbook", "The Book", None)
     assert [file.path for file in corpus.files] == ["chapter.md"]
@@ -105,12 +134,15 @@ def test_gitbook_tags_become_labels_and_summary_titles_name_headingless_pages(tm
         '{% hint style="warning" %}\nMind the gap.\n{% endhint %}\n\n{% tabs %}\n{% tab title="Linux" %}\n'
         'Run it.\n{% endtab %}\n{% endtabs %}\n\n{% embed url="https://youtu.be/x" %}\n'
     )
-    root = _write(tmp_path, {
-        ".gitbook.yaml": "root: ./docs/\n",
-        "docs/README.md": "# Gadget Docs\n\nWelcome.\n",
-        "docs/SUMMARY.md": "# Table of contents\n\n* [Intro](README.md)\n* [Installing it](setup/install.md)\n",
-        "docs/setup/install.md": page,
-    })  # fmt: skip
+    root = _write(
+        tmp_path,
+        {
+            ".gitbook.yaml": "root: ./docs/\n",
+            "docs/README.md": "# Gadget Docs\n\nWelcome.\n",
+            "docs/SUMMARY.md": "# Contents\n\n* [Intro](README.md)\n* [Installing it](setup/install.md)\n",
+            "docs/setup/install.md": page,
+        },
+    )
     corpus = load_corpus(root / "docs")
     assert (corpus.site.generator, corpus.site.name) == ("gitbook", "Gadget Docs")
     chunk = next(chunk for chunk in corpus.chunks if chunk.file_path == "setup/install.md")
@@ -121,39 +153,57 @@ def test_gitbook_tags_become_labels_and_summary_titles_name_headingless_pages(tm
 
 def test_mintlify_starlight_and_nextra_read_mdx_components_partials_and_titles(tmp_path: Path) -> None:
     mdx = (
-        "---\ntitle: Quick start\n---\nimport { Card } from 'x'\n\n<Card\n  title=\"Go\"\n  href=\"/go\"\n>\n"
+        '---\ntitle: Quick start\n---\nimport { Card } from \'x\'\n\n<Card\n  title="Go"\n  href="/go"\n>\n'
         "  Card text.\n</Card>\n\n<Note>Noted.</Note>\n"
     )
-    root = _write(tmp_path, {
-        "mint/docs.json": '{"$schema": "https://mintlify.com/docs.json", "name": "Mint Co", "navigation": {}}',
-        "mint/start.mdx": mdx,
-        "mint/snippets/part.mdx": "Snippet.\n",
-        "astro/astro.config.mjs": "export default { site: process.env.X || 'https://star.dev',\n"
-        "  integrations: [starlight({ title: 'Star Docs' })] }\n",
-        "astro/src/content/docs/Start.mdx": mdx,
-        "next/theme.config.js": "import nextra from 'nextra'\nexport default { titleTemplate: '%s – Nexty' }\n",
-        "next/pages/_app.mdx": "export default function App() {}\n",
-        "next/pages/_meta.en-US.json": '{"intro": "Introduction to Nexty"}',
-        "next/pages/intro.en-US.mdx": "Intro words.\n",
-    })  # fmt: skip
+    root = _write(
+        tmp_path,
+        {
+            "mint/docs.json": '{"$schema": "https://mintlify.com/docs.json", "name": "Mint Co"}',
+            "mint/start.mdx": mdx,
+            "mint/snippets/part.mdx": "Snippet.\n",
+            "astro/astro.config.mjs": "export default { site: process.env.X || 'https://star.dev',\n"
+            "  integrations: [starlight({ title: 'Star Docs' })] }\n",
+            "astro/src/content/docs/Start.mdx": mdx,
+            "next/theme.config.js": (
+                "import nextra from 'nextra'\nexport default { titleTemplate: '%s \u2013 Nexty' }\n"
+            ),
+            "next/pages/_app.mdx": "export default function App() {}\n",
+            "next/pages/_meta.en-US.json": '{"intro": "Introduction to Nexty"}',
+            "next/pages/intro.en-US.mdx": "Intro words.\n",
+        },
+    )
     mint = load_corpus(root / "mint")
-    assert (mint.site.generator, mint.site.name, [f.path for f in mint.files]) == ("mintlify", "Mint Co", ["start.mdx"])
+    assert (mint.site.generator, mint.site.name, [f.path for f in mint.files]) == (
+        "mintlify",
+        "Mint Co",
+        ["start.mdx"],
+    )
     assert mint.chunks[0].heading == "Quick start"
     assert "Card text." in mint.chunks[0].markdown and "Noted." in mint.chunks[0].markdown
     assert "<" not in mint.chunks[0].markdown and "href" not in mint.chunks[0].markdown
     star = load_corpus(root / "astro" / "src" / "content" / "docs")
-    assert (star.site.generator, star.site.name, star.site.url) == ("starlight", "Star Docs", "https://star.dev/")
+    assert (star.site.generator, star.site.name, star.site.url) == (
+        "starlight",
+        "Star Docs",
+        "https://star.dev/",
+    )
     assert set(star.urls.values()) == {"https://star.dev/start/"}
     nextra = load_corpus(root / "next" / "pages")
     assert (nextra.site.generator, nextra.site.name) == ("nextra", "Nexty")
-    assert [(f.path, f.chunks[0].heading) for f in nextra.files] == [("intro.en-US.mdx", "Introduction to Nexty")]
+    assert [(f.path, f.chunks[0].heading) for f in nextra.files] == [
+        ("intro.en-US.mdx", "Introduction to Nexty")
+    ]
 
 
 @pytest.mark.parametrize(
     ("config", "text"),
     [
         ("mkdocs.yml", "site_name: X\nsite_url: javascript:alert(1)//\n"),
-        ("docusaurus.config.js", "module.exports = { title: 'X', url: 'javascript:alert(1)', baseUrl: '/' }\n"),
+        (
+            "docusaurus.config.js",
+            "module.exports = { title: 'X', url: 'javascript:alert(1)', baseUrl: '/' }\n",
+        ),
         ("docs/conf.py", "project = 'X'\nhtml_baseurl = 'javascript:alert(1)'\n"),
         ("hugo.toml", "title = 'X'\nbaseURL = 'javascript:alert(1)'\n"),
         ("book.toml", "[book]\ntitle = 'X'\nsrc = 'docs'\n[output.html]\nsite-url = 'data:text/html,x'\n"),
@@ -161,7 +211,9 @@ def test_mintlify_starlight_and_nextra_read_mdx_components_partials_and_titles(t
 )
 def test_a_site_url_that_is_not_http_never_reaches_a_hit(tmp_path: Path, config: str, text: str) -> None:
     """Issue 33 item 12: URLs from any config are held to http(s) where configs are read."""
-    _write(tmp_path, {config: text, "docs/page.md": "# Page\n\nWords.\n", "docs/SUMMARY.md": "- [P](page.md)\n"})
+    _write(
+        tmp_path, {config: text, "docs/page.md": "# Page\n\nWords.\n", "docs/SUMMARY.md": "- [P](page.md)\n"}
+    )
     corpus = load_corpus(tmp_path / "docs")
     assert corpus.site.recognised and corpus.site.url is None and corpus.urls == {}
 

@@ -39,10 +39,17 @@ GENERATOR_MARKERS: dict[str, dict[str, re.Pattern[str]]] = {
         "markdown include": re.compile(r"<!--\s*@include:"),
         "attribute list": MARKERS["attribute list"],
     },
-    "starlight": {"aside": MARKERS["colon directive"], "component": _COMPONENT, "MDX": MARKERS["MDX import/export"]},
+    "starlight": {
+        "aside": MARKERS["colon directive"],
+        "component": _COMPONENT,
+        "MDX": MARKERS["MDX import/export"],
+    },
     "nextra": {"component": _COMPONENT, "MDX": MARKERS["MDX import/export"]},
     "mintlify": {"component": _COMPONENT, "MDX": MARKERS["MDX import/export"]},
-    "hugo": {"shortcode": re.compile(r"\{\{[<%]|[>%]\}\}"), "attribute list": re.compile(r"^[\s>]*\{\s*[#.][^{}]*\}\s*$")},
+    "hugo": {
+        "shortcode": re.compile(r"\{\{[<%]|[>%]\}\}"),
+        "attribute list": re.compile(r"^[\s>]*\{\s*[#.][^{}]*\}\s*$"),
+    },
     "mdbook": {"include": re.compile(r"\{\{#\w+")},
     "gitbook": {"tag": re.compile(r"\{%-?\s*[\w-]+.*?%\}")},
 }

@@ -1,7 +1,8 @@
 """Questions about the documentation sites of ``evaldata/sites`` and the page that answers each.
 
-Written for issue 20 (the first three sets) and issue 32 (one set per generator) by reading the pages: each question is worded as a user would ask it (not copied
-from a heading), and its gold page is the one a reader of the site would open. Shared by the tests
+Written for issue 20 (the first three sets) and issue 32 (one set per generator) by reading the
+pages: each question is worded as a user would ask it (not copied from a heading), and its gold page
+is the one a reader of the site would open. Shared by the tests
 (gold page in the top 3) and the closing note's before/after measurement (``measure_sites.py``).
 """
 
@@ -66,7 +67,10 @@ SITES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         [
             ("load pages of data with useSWRInfinite", "docs/pagination.en-US.mdx"),
             ("retry a request after an error", "docs/error-handling.en-US.mdx"),
-            ("fetch only when the key is ready (conditional fetching)", "docs/conditional-fetching.en-US.mdx"),
+            (
+                "fetch only when the key is ready (conditional fetching)",
+                "docs/conditional-fetching.en-US.mdx",
+            ),
         ],
     ),
     "cline": (

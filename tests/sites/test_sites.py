@@ -100,7 +100,6 @@ def test_no_generator_syntax_and_no_stub_is_indexed(
         assert indexed >= 0.9 * _pages(docs) - 1, (name, indexed, _pages(docs))
 
 
-
 def test_every_row_and_hit_carries_the_page_url_and_anchor(
     site_builds: tuple[str, Path, list[Path], dict[str, str]],
 ) -> None:

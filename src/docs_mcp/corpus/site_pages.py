@@ -125,7 +125,9 @@ class SitePages:
             chunked = _mapped(chunked, normalised.origins)
             chunks = chunked.chunks
         kept = [chunk for chunk in chunks if not _is_stub(chunk)]
-        page_title = next((chunk.title for chunk in kept if chunk.title), None) or (self._nav or {}).get(chunked.path)
+        page_title = next((chunk.title for chunk in kept if chunk.title), None) or (self._nav or {}).get(
+            chunked.path
+        )
         if page_title:  # text before the first heading is under the page's title, as the site shows it
             kept = [replace(chunk, heading=page_title) if not chunk.heading else chunk for chunk in kept]
         dropped = len(chunks) - len(kept)
@@ -189,7 +191,9 @@ def _has_h1(text: str) -> bool:
         marker = re.match(r"^\s{0,3}(`{3,}|~{3,})", line)
         if marker is not None:
             fence = "" if fence and marker.group(1).startswith(fence) else fence or marker.group(1)
-        elif not fence and (re.match(r"^ {0,3}#(?:\s|$)", line) or (previous.strip() and re.match(r"^ {0,3}=+\s*$", line))):
+        elif not fence and (
+            re.match(r"^ {0,3}#(?:\s|$)", line) or (previous.strip() and re.match(r"^ {0,3}=+\s*$", line))
+        ):
             return True
         previous = "" if fence else line
     return False
@@ -211,7 +215,9 @@ def _titled(normalised: Normalised, title: str, description: str | None) -> Norm
         normalised,
         text="\n".join([*lines[:start], *added, *lines[start:]]),
         origins=[*origins[:start], *([anchor_line] * len(added)), *origins[start:]],
-        heading_ids={line + len(added) if line > start else line: v for line, v in normalised.heading_ids.items()},
+        heading_ids={
+            line + len(added) if line > start else line: v for line, v in normalised.heading_ids.items()
+        },
     )
 
 

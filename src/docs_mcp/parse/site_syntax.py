@@ -25,9 +25,8 @@ an include is expanded: ``Normalised.origins`` then maps each output line to its
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from docs_mcp.parse.markdown import normalise
 from docs_mcp.parse.site_dialect import Dialect
@@ -48,7 +47,13 @@ from docs_mcp.parse.site_inline import (
     strip_components,
 )
 
-__all__ = ["Dialect", "IncludeReader", "Normalised", "SyntaxNote", "normalise_site_syntax"]  # Dialect: site_dialect
+__all__ = [
+    "Dialect",
+    "IncludeReader",
+    "Normalised",
+    "SyntaxNote",
+    "normalise_site_syntax",
+]  # Dialect: site_dialect
 
 
 _LABELS = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed", "todo": "To do"}

@@ -14,15 +14,23 @@ from docs_mcp.corpus.sites.docusaurus import Docusaurus
 from docs_mcp.corpus.sites.gitbook import GitBook
 from docs_mcp.corpus.sites.hugo import Hugo
 from docs_mcp.corpus.sites.mdbook import MdBook
-from docs_mcp.corpus.sites.mintlify import Mintlify
 from docs_mcp.corpus.sites.mdx import Mdx
+from docs_mcp.corpus.sites.mintlify import Mintlify
 from docs_mcp.corpus.sites.mkdocs import MkDocs
 from docs_mcp.corpus.sites.nextra import Nextra
 from docs_mcp.corpus.sites.sphinx import Sphinx
 from docs_mcp.corpus.sites.starlight import Starlight
 from docs_mcp.corpus.sites.vitepress import VitePress
 
-__all__ = ["GENERATORS", "MDX_GENERATOR", "REGISTRY", "Site", "SiteGenerator", "find_generator", "generator_named"]
+__all__ = [
+    "GENERATORS",
+    "MDX_GENERATOR",
+    "REGISTRY",
+    "Site",
+    "SiteGenerator",
+    "find_generator",
+    "generator_named",
+]
 
 REGISTRY: tuple[SiteGenerator, ...] = (
     MkDocs(),

@@ -15,17 +15,24 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from docs_mcp.errors import Finding
 from docs_mcp.parse.site_dialect import ApiReference, Dialect
 
-__all__ = ["SITE_CONFIG_RULE", "PageReader", "Site", "SiteGenerator", "broken", "http_url", "read_config_text"]
+__all__ = [
+    "SITE_CONFIG_RULE",
+    "PageReader",
+    "Site",
+    "SiteGenerator",
+    "broken",
+    "http_url",
+    "read_config_text",
+]
 
 SITE_CONFIG_RULE = "site-config"
 PageReader = Callable[[str, str], str]  # (page text, page path) -> the page as markdown
@@ -200,7 +207,7 @@ _FRONT = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOT
 
 def front_matter(text: str) -> dict[str, Any]:
     """A page's YAML front matter as data ({} when none or unreadable)."""
-    import yaml  # noqa: PLC0415 - only pages with front matter need it
+    import yaml
 
     match = _FRONT.match(text)
     if match is None:

@@ -21,7 +21,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, directory_route, front_matter, github_slug, http_url
+
+from docs_mcp.corpus.sites.base import (
+    Site,
+    SiteGenerator,
+    broken,
+    directory_route,
+    front_matter,
+    github_slug,
+    http_url,
+)
 from docs_mcp.corpus.sites.mkdocs import load_yaml
 from docs_mcp.parse.site_dialect import Dialect
 from docs_mcp.parse.site_include import Include
@@ -72,7 +81,9 @@ class _Shortcodes:
 
     def shortcode(self, match: re.Match[str]) -> str:
         closing, name, raw, self_closing = match.group(2), match.group(3), match.group(4), match.group(5)
-        attributes = {m.group(1): m.group(2) or m.group(3) or m.group(4) or "" for m in _ATTRIBUTE.finditer(raw)}
+        attributes = {
+            m.group(1): m.group(2) or m.group(3) or m.group(4) or "" for m in _ATTRIBUTE.finditer(raw)
+        }
         if closing:
             while self.open:
                 opened, code = self.open.pop()
@@ -86,7 +97,15 @@ class _Shortcodes:
         if name == "tabpane":
             self.open.append((name, attributes.get("text") != "true"))
             return ""
-        if name in ("tab", "card", "alert", "blocks/section", "blocks/feature", "blocks/cover", "blocks/lead"):
+        if name in (
+            "tab",
+            "card",
+            "alert",
+            "blocks/section",
+            "blocks/feature",
+            "blocks/cover",
+            "blocks/lead",
+        ):
             self.open.append((name, code))
         label = attributes.get("title") or attributes.get("header")
         if code:
@@ -132,7 +151,8 @@ class Hugo(SiteGenerator):
         except (ValueError, yaml.YAMLError, RecursionError, MemoryError) as error:
             detail = str(error).splitlines()[0] if str(error) else type(error).__name__
             return broken(path, site_root, f"site config {path} cannot be read ({detail})")
-        params = data.get("params") if isinstance(data.get("params"), dict) else _params(path)
+        found = data.get("params")
+        params: dict[str, Any] = found if isinstance(found, dict) else _params(path)
         title, description = data.get("title"), params.get("description")
         return Site(
             generator=self.name,
@@ -152,10 +172,7 @@ class Hugo(SiteGenerator):
         )
 
     def is_partial(self, path: str, text: str, site: Site) -> bool:
-        parts = path.split("/")
-        if "_common" in parts[:-1] or front_matter(text).get("headless") is True:
-            return True
-        return False
+        return "_common" in path.split("/")[:-1] or front_matter(text).get("headless") is True
 
     def route(self, page: PurePosixPath, front: Mapping[str, str], site: Site) -> str:
         if front.get("url"):
@@ -170,7 +187,13 @@ class Hugo(SiteGenerator):
 
 
 def _load(suffix: str, text: str) -> dict[str, Any]:
-    data: Any = tomllib.loads(text) if suffix == ".toml" else json.loads(text) if suffix == ".json" else load_yaml(text)
+    data: Any = (
+        tomllib.loads(text)
+        if suffix == ".toml"
+        else json.loads(text)
+        if suffix == ".json"
+        else load_yaml(text)
+    )
     if not isinstance(data, dict):
         raise ValueError("not a mapping")
     return data

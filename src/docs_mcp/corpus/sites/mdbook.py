@@ -57,8 +57,8 @@ class MdBook(SiteGenerator):
             data = tomllib.loads(text)
         except (tomllib.TOMLDecodeError, RecursionError) as error:
             return broken(path, path.parent, f"site config {path} is not valid TOML ({error})")
-        book = data.get("book") if isinstance(data.get("book"), dict) else {}
-        html = data.get("output", {}).get("html", {}) if isinstance(data.get("output"), dict) else {}
+        book: dict[str, Any] = _table(data, "book")
+        html = _table(_table(data, "output"), "html")
         title, description = book.get("title"), book.get("description")
         docs_dir = (path.parent / str(book.get("src", "src"))).resolve()
         return Site(
@@ -66,7 +66,7 @@ class MdBook(SiteGenerator):
             config=path,
             repo_root=path.parent,
             name=title if isinstance(title, str) and title else None,
-            url=http_url(html.get("site-url")) if isinstance(html, dict) else None,
+            url=http_url(html.get("site-url")),
             use_directory_urls=False,
             description=description if isinstance(description, str) else None,
             titles=_summary(docs_dir),
@@ -89,6 +89,11 @@ class MdBook(SiteGenerator):
 
     def titles(self, site: Site, docs_dir: Path) -> dict[str, str]:
         return dict(site.titles)
+
+
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def _book(config: Path) -> dict[str, Any]:

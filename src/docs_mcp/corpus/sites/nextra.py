@@ -45,7 +45,7 @@ class Nextra(SiteGenerator):
         name: str | None = None
         template = _TEMPLATE.search(text)
         if template is not None:
-            name = template.group(2).replace("%s", "").strip(" -–—|:") or None
+            name = template.group(2).replace("%s", "").strip(" -\u2013\u2014|:") or None
         if name is None:
             name = js_values(text, ("title",)).get("title") or None
         return Site(generator=self.name, config=path, repo_root=path.parent, name=name)

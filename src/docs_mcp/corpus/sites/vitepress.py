@@ -15,7 +15,14 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, directory_route, front_matter, github_slug, http_url
+from docs_mcp.corpus.sites.base import (
+    Site,
+    SiteGenerator,
+    directory_route,
+    front_matter,
+    github_slug,
+    http_url,
+)
 from docs_mcp.corpus.sites.js_config import js_values, string_list
 from docs_mcp.parse.site_dialect import Dialect
 from docs_mcp.parse.site_include import Include
