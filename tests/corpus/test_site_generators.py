@@ -242,3 +242,9 @@ def test_an_empty_docs_folder_is_an_error_naming_what_was_looked_for(tmp_path: P
     corpus = load_corpus(tmp_path / "docs")
     [finding] = [f for f in corpus.errors if f.rule == EMPTY_CORPUS_RULE]
     assert str(tmp_path / "docs") in finding.message and "*.md or *.mdx" in finding.message
+
+
+def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_path: Path) -> None:
+    _write(tmp_path, {"site/.vitepress/config.mts": "export default { title: 'Far' }\n", "docs/a.md": "# A\n"})
+    site = detect_site(tmp_path / "docs", site_config=tmp_path / "site" / ".vitepress" / "config.mts")
+    assert (site.generator, site.name) == ("vitepress", "Far")

@@ -68,7 +68,8 @@ def find_generator(docs_dir: Path) -> tuple[SiteGenerator, Path] | None:
 def generator_for_config(config: Path) -> SiteGenerator:
     """The generator a config given by name (``--site-config``) belongs to: by its file name, a
     ``.py`` file being Sphinx's, else mkdocs' (a YAML file of any name)."""
+    path = config.as_posix()
     for generator in REGISTRY:
-        if config.name in generator.config_names:
+        if any(path == name or path.endswith("/" + name) for name in generator.config_names):
             return generator
     return generator_named("sphinx") if config.suffix == ".py" else generator_named("mkdocs")
