@@ -3,6 +3,8 @@ ones the evaldata sites do not use (content tabs, snippets, code annotations, cr
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from chunk_ownership import assert_ownership
 
@@ -173,3 +175,37 @@ def test_a_page_that_includes_itself_stops_at_the_depth_bound_with_a_finding() -
     assert result.text.count("Text") == MAX_INCLUDE_DEPTH + 1
     assert [note.rule for note in result.notes] == ["include-missing"]
     assert "nested over 4 deep" in result.notes[0].message and result.notes[0].line == 5
+
+
+def test_a_dialects_api_reference_hook_replaces_autodoc_stubs_and_none_keeps_dropping_them() -> None:
+    """The slot the API-reference reader plugs into: ``::: pkg.mod`` (and its option lines) becomes
+    the markdown the hook gives; a hook giving None drops it as before (a stub)."""
+    source = "# API\n\n::: pkg.mod.Thing\n    options:\n      members: true\n\nAfter.\n"
+
+    def reference(target: str, kind: str) -> str | None:
+        return f"## `{target}`\n\nDoes a thing." if target == "pkg.mod.Thing" else None
+
+    resolved = normalise_site_syntax(source, Dialect("mkdocs", api_reference=reference))
+    assert "## `pkg.mod.Thing`\n\nDoes a thing." in resolved.text and "options" not in resolved.text
+    assert resolved.autodoc == 0
+    dropped = normalise_site_syntax(source, Dialect("mkdocs", api_reference=lambda target, kind: None))
+    assert "pkg.mod" not in dropped.text and dropped.autodoc == 1 and "After." in dropped.text
+
+
+def test_a_dialects_own_rules_rewrite_lines_include_files_and_drop_blocks() -> None:
+    from docs_mcp.parse.site_include import Include
+
+    def include(content: str, in_code: bool) -> Include | None:
+        return Include(content.split()[1], verbatim=in_code) if content.startswith("@inc ") else None
+
+    dialect = Dialect(
+        "custom",
+        families=frozenset(["plain"]),
+        line_rules=(lambda text: text.replace("[[x]]", "X"),),
+        include_rules=(include,),
+        drop_blocks=((re.compile(r"^<style"), re.compile(r"</style>")),),
+    )
+    source = "# T\n\nSay [[x]] and `[[x]]`.\n\n<style>\np { }\n</style>\n\n```\n@inc part.txt\n```\n"
+    result = normalise_site_syntax(source, dialect, _reader({"part.txt": "line one\n"}))
+    assert "Say X and `[[x]]`." in result.text and "p { }" not in result.text
+    assert "```\nline one\n```" in result.text
