@@ -248,3 +248,11 @@ def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_pa
     _write(tmp_path, {"site/.vitepress/config.mts": "export default { title: 'Far' }\n", "docs/a.md": "# A\n"})
     site = detect_site(tmp_path / "docs", site_config=tmp_path / "site" / ".vitepress" / "config.mts")
     assert (site.generator, site.name) == ("vitepress", "Far")
+
+
+def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path: Path) -> None:
+    page = '- Start Date: 2020-01-01\n- RFC PR: [#1](https://x.dev/1)\n<a id="top"></a>\n\n# Summary\n\nWords.\n'
+    _write(tmp_path, {"mkdocs.yml": "site_name: R\n", "docs/rfc.md": page})
+    assert [(chunk.id, chunk.heading) for chunk in load_corpus(tmp_path / "docs").chunks] == [
+        ("rfc.md#summary", "Summary")
+    ]
