@@ -245,13 +245,15 @@ def test_an_empty_docs_folder_is_an_error_naming_what_was_looked_for(tmp_path: P
 
 
 def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_path: Path) -> None:
-    _write(tmp_path, {"site/.vitepress/config.mts": "export default { title: 'Far' }\n", "docs/a.md": "# A\n"})
+    config = "export default { title: 'Far' }\n"
+    _write(tmp_path, {"site/.vitepress/config.mts": config, "docs/a.md": "# A\n"})
     site = detect_site(tmp_path / "docs", site_config=tmp_path / "site" / ".vitepress" / "config.mts")
     assert (site.generator, site.name) == ("vitepress", "Far")
 
 
 def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path: Path) -> None:
-    page = '- Start Date: 2020-01-01\n- RFC PR: [#1](https://x.dev/1)\n<a id="top"></a>\n\n# Summary\n\nWords.\n'
+    page = '- Start Date: 2020-01-01\n- RFC PR: [#1](https://x.dev/1)\n<a id="top"></a>\n\n'
+    page += "# Summary\n\nWords.\n"
     _write(tmp_path, {"mkdocs.yml": "site_name: R\n", "docs/rfc.md": page})
     assert [(chunk.id, chunk.heading) for chunk in load_corpus(tmp_path / "docs").chunks] == [
         ("rfc.md#summary", "Summary")
