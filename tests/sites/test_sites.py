@@ -50,7 +50,9 @@ def _pages(docs: Path) -> int:
         1
         for path in docs.rglob("*")
         if path.suffix in (".md", ".mdx")
-        and not any(part.startswith((".", "_")) for part in path.relative_to(docs).parts)
+        and not any(
+            part.startswith((".", "_")) and part != "_index.md" for part in path.relative_to(docs).parts
+        )
         and path.name != "SUMMARY.md"
     )
 
