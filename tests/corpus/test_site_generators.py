@@ -258,3 +258,10 @@ def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path
     assert [(chunk.id, chunk.heading) for chunk in load_corpus(tmp_path / "docs").chunks] == [
         ("rfc.md#summary", "Summary")
     ]
+
+
+def test_a_manifest_site_url_that_is_not_http_is_dropped_too(tmp_path: Path) -> None:
+    manifest = '{"version": "1", "site": {"generator": "mkdocs", "url": "javascript:alert(1)//"}}'
+    _write(tmp_path, {"docs/.docs-mcp.json": manifest, "docs/a.md": "# A\n\nText.\n"})
+    corpus = load_corpus(tmp_path / "docs")
+    assert corpus.site.generator == "mkdocs" and corpus.site.url is None and corpus.urls == {}
