@@ -260,8 +260,9 @@ def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path
     ]
 
 
-def test_a_manifest_site_url_that_is_not_http_is_dropped_too(tmp_path: Path) -> None:
+def test_a_manifest_site_url_that_is_not_http_is_an_error_and_never_a_url(tmp_path: Path) -> None:
     manifest = '{"version": "1", "site": {"generator": "mkdocs", "url": "javascript:alert(1)//"}}'
     _write(tmp_path, {"docs/.docs-mcp.json": manifest, "docs/a.md": "# A\n\nText.\n"})
     corpus = load_corpus(tmp_path / "docs")
-    assert corpus.site.generator == "mkdocs" and corpus.site.url is None and corpus.urls == {}
+    assert [f.rule for f in corpus.errors] == ["invalid-manifest"] and corpus.urls == {}
+    assert detect_site(tmp_path / "docs", declared={"url": "javascript:alert(1)//"}).url is None
