@@ -64,15 +64,14 @@ class _Shortcodes:
         return "\n".join(self.line(line) for line in text.split("\n"))
 
     def line(self, line: str) -> str:
-        fence = _FENCE.match(line)
-        if fence is not None and "{{" not in line:
-            self.in_code = not self.in_code
         if not self.in_code and _ATTRIBUTES_LINE.match(line):
             return ""
-        if "{{" not in line:
-            return line
-        line = _SHORTCODE.sub(self.shortcode, line)  # first: the escaped form is no shortcode
-        return _ESCAPED.sub(self.escaped, line)
+        if "{{" in line:
+            line = _SHORTCODE.sub(self.shortcode, line)  # first: the escaped form is no shortcode
+            line = _ESCAPED.sub(self.escaped, line)
+        if _FENCE.match(line) is not None:  # a fence, written or made of a code tab
+            self.in_code = not self.in_code
+        return line
 
     def escaped(self, match: re.Match[str]) -> str:
         literal = f"{{{{{match.group(1)} {match.group(2)} {match.group(3)}}}}}"
@@ -90,6 +89,8 @@ class _Shortcodes:
                 if opened == name:
                     return "```" if code and name != "tabpane" else ""
             return ""
+        if name == "readfile":
+            return match.group(0)  # an include: the include rule reads the file
         if self_closing or "disabled" in raw:
             return ""
         pane_is_code = bool(self.open) and self.open[-1][0] == "tabpane" and self.open[-1][1]
