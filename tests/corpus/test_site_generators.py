@@ -266,3 +266,15 @@ def test_a_manifest_site_url_that_is_not_http_is_an_error_and_never_a_url(tmp_pa
     corpus = load_corpus(tmp_path / "docs")
     assert [f.rule for f in corpus.errors] == ["invalid-manifest"] and corpus.urls == {}
     assert detect_site(tmp_path / "docs", declared={"url": "javascript:alert(1)//"}).url is None
+
+
+def test_a_manifest_names_any_registered_generator_and_an_unknown_one_is_a_warning(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {"docs/.docs-mcp.json": '{"version": "1", "site": {"generator": "hugo"}}', "docs/a.md": "# A\n"},
+    )
+    assert load_corpus(tmp_path / "docs").site.generator == "hugo"
+    _write(tmp_path, {"docs/.docs-mcp.json": '{"version": "1", "site": {"generator": "jekyll"}}'})
+    corpus = load_corpus(tmp_path / "docs")
+    assert corpus.site.generator == "none"
+    assert [f.rule for f in corpus.findings if "jekyll" in f.message] == ["site-config"]

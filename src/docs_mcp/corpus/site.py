@@ -16,6 +16,7 @@ from typing import Any
 
 from docs_mcp.corpus.sites import GENERATORS, find_generator, generator_for_config
 from docs_mcp.corpus.sites.base import SITE_CONFIG_RULE, Site, broken, http_url, read_config_text
+from docs_mcp.errors import Finding
 
 __all__ = ["GENERATORS", "SITE_CONFIG_RULE", "Site", "detect_site"]
 
@@ -35,6 +36,12 @@ def detect_site(
     generator = declared.get("generator")
     if generator in GENERATORS and generator != site.generator:
         site = replace(site, generator=generator)
+    elif isinstance(generator, str) and generator not in GENERATORS:
+        message = (
+            f"site.generator {generator!r} is no generator docs-mcp reads (one of {', '.join(GENERATORS)})"
+        )
+        finding = Finding(".docs-mcp.json", 0, "warning", message, SITE_CONFIG_RULE)
+        site = replace(site, findings=(*site.findings, finding))
     if isinstance(declared.get("name"), str):
         site = replace(site, name=declared["name"])
     if isinstance(declared.get("url"), str):
