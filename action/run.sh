@@ -92,6 +92,9 @@ build_args=(--docs-dir "$docs_dir" --out "$work/index" --quiet --json)
 [ -z "${DOCS_MCP_ACTION_EMBEDDING_PROVIDER:-}" ] ||
     build_args+=(--embedding-provider "$DOCS_MCP_ACTION_EMBEDDING_PROVIDER")
 OPENAI_API_KEY=$api_key docs_mcp build "${build_args[@]}" >"$work/build.json"
+# An index of 0 chunks answers nothing: never published (build refuses it too; this guards the step).
+chunks=$(grep -o '"chunks": *[0-9]*' "$work/build.json" | grep -o '[0-9]*$' || echo 0)
+[ "$chunks" -gt 0 ] || { report build; fail "the index built from $docs_dir has no chunks; nothing was published"; }
 
 # --- publish (credentials through the environment, never on a command line)
 publish_args=("$registry/$repository:${tags[0]}" --index "$work/index" --cache-dir "$work/cache" --json)

@@ -127,11 +127,17 @@ def test_includes_are_read_inside_the_repository_folder_only(tmp_path: Path) -> 
     assert corpus.urls == {}  # no site_url: no URL at all
 
 
-def test_mdx_pages_are_read_for_docusaurus_only(tmp_path: Path) -> None:
+def test_mdx_pages_are_read_wherever_they_are_and_left_out_only_by_a_generator_without_mdx(
+    tmp_path: Path,
+) -> None:
     files = {"docs/a.mdx": "---\nslug: /start\n---\n# A\n\nimport X from 'x'\n\nText <X>inside</X>.\n"}
     _write(tmp_path / "plain", files)
     plain = load_corpus(tmp_path / "plain" / "docs")
-    assert plain.files == [] and [f.rule for f in plain.findings] == ["mdx-not-read"]
+    assert [chunk.text for chunk in plain.chunks] == ["Text inside."] and plain.site.generator == "mdx"
+    assert plain.urls == {}
+    _write(tmp_path / "mkdocs", {**files, "mkdocs.yml": "site_name: M\n"})
+    mkdocs = load_corpus(tmp_path / "mkdocs" / "docs")
+    assert mkdocs.files == [] and "mdx-not-read" in [f.rule for f in mkdocs.findings]
     config = "module.exports = { title: 'D', url: 'https://d.dev', baseUrl: '/' }\n"
     _write(tmp_path / "site", {**files, "docusaurus.config.js": config})
     site = load_corpus(tmp_path / "site" / "docs")

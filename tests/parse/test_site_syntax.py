@@ -3,6 +3,8 @@ ones the evaldata sites do not use (content tabs, snippets, code annotations, cr
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from chunk_ownership import assert_ownership
 
@@ -196,3 +198,37 @@ def test_includes_fanning_out_are_bounded_in_total_not_only_in_depth() -> None:
     assert len(result.text) <= MAX_INCLUDED_BYTES + 20 * 8_000
     assert MAX_INCLUDED_BYTES // 4_000 < result.text.count("x" * 2_000) <= MAX_INCLUDED_BYTES // 2_001
     assert any(f"includes pass {MAX_INCLUDED_BYTES:,} bytes" in note.message for note in result.notes)
+
+
+def test_a_dialects_api_reference_hook_replaces_autodoc_stubs_and_none_keeps_dropping_them() -> None:
+    """The slot the API-reference reader plugs into: ``::: pkg.mod`` (and its option lines) becomes
+    the markdown the hook gives; a hook giving None drops it as before (a stub)."""
+    source = "# API\n\n::: pkg.mod.Thing\n    options:\n      members: true\n\nAfter.\n"
+
+    def reference(target: str, kind: str) -> str | None:
+        return f"## `{target}`\n\nDoes a thing." if target == "pkg.mod.Thing" else None
+
+    resolved = normalise_site_syntax(source, Dialect("mkdocs", api_reference=reference))
+    assert "## `pkg.mod.Thing`\n\nDoes a thing." in resolved.text and "options" not in resolved.text
+    assert resolved.autodoc == 0
+    dropped = normalise_site_syntax(source, Dialect("mkdocs", api_reference=lambda target, kind: None))
+    assert "pkg.mod" not in dropped.text and dropped.autodoc == 1 and "After." in dropped.text
+
+
+def test_a_dialects_own_rules_rewrite_lines_include_files_and_drop_blocks() -> None:
+    from docs_mcp.parse.site_include import Include
+
+    def include(content: str, in_code: bool) -> Include | None:
+        return Include(content.split()[1], verbatim=in_code) if content.startswith("@inc ") else None
+
+    dialect = Dialect(
+        "custom",
+        families=frozenset(["plain"]),
+        line_rules=(lambda text: text.replace("[[x]]", "X"),),
+        include_rules=(include,),
+        drop_blocks=((re.compile(r"^<style"), re.compile(r"</style>")),),
+    )
+    source = "# T\n\nSay [[x]] and `[[x]]`.\n\n<style>\np { }\n</style>\n\n```\n@inc part.txt\n```\n"
+    result = normalise_site_syntax(source, dialect, _reader({"part.txt": "line one\n"}))
+    assert "Say X and `[[x]]`." in result.text and "p { }" not in result.text
+    assert "```\nline one\n```" in result.text

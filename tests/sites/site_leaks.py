@@ -25,12 +25,44 @@ MARKERS: dict[str, re.Pattern[str]] = {
     "MDX import/export": re.compile(r"^(?:import|export)\s"),
     "JSX component": re.compile(r"</?(?:Tabs|TabItem|Admonition|CodeBlock)\b[^>]*>"),
 }
+# What each generator's pages may hold besides: the markers a rendered page never shows. The common
+# markers above are mkdocs' and Docusaurus' (issue 20); some are prose elsewhere (a Hugo page's
+# ``[text][v0.9.0]`` is a reference link, a GitBook page's ``{{metadata.name}}`` a Kubernetes field).
+_COMPONENT = re.compile(r"</?[A-Z][A-Za-z]+(?:\s[^<>]*)?/?>")
+GENERATOR_MARKERS: dict[str, dict[str, re.Pattern[str]]] = {
+    "vitepress": {
+        "container": MARKERS["colon directive"],
+        "Vue component": _COMPONENT,
+        "script/style block": re.compile(r"^\s*</?(?:script|style)\b"),
+        "interpolation": re.compile(r"\{\{.*?\}\}"),
+        "code import": re.compile(r"^\s*<<<\s"),
+        "markdown include": re.compile(r"<!--\s*@include:"),
+        "attribute list": MARKERS["attribute list"],
+    },
+    "starlight": {
+        "aside": MARKERS["colon directive"],
+        "component": _COMPONENT,
+        "MDX": MARKERS["MDX import/export"],
+    },
+    "nextra": {"component": _COMPONENT, "MDX": MARKERS["MDX import/export"]},
+    "mintlify": {"component": _COMPONENT, "MDX": MARKERS["MDX import/export"]},
+    "hugo": {
+        "shortcode": re.compile(r"\{\{[<%]|[>%]\}\}"),
+        "attribute list": re.compile(r"^[\s>]*\{\s*[#.][^{}]*\}\s*$"),
+    },
+    "mdbook": {"include": re.compile(r"\{\{#\w+")},
+    "gitbook": {"tag": re.compile(r"\{%-?\s*[\w-]+.*?%\}")},
+}
+_COMMON_ONLY = ("mkdocs", "docusaurus")
+_IN_CODE_TOO = ("mdbook",)  # its includes sit inside code blocks
 _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")
 
 
-def leaks(markdown: str) -> list[str]:
-    """``kind: line`` for every marker left in ``markdown`` outside fenced code."""
+def leaks(markdown: str, generator: str = "mkdocs") -> list[str]:
+    """``kind: line`` for every marker of ``generator`` (the common markers for mkdocs and
+    Docusaurus) left in ``markdown`` outside fenced code."""
+    markers = MARKERS if generator in _COMMON_ONLY else GENERATOR_MARKERS[generator]
     found: list[str] = []
     fence = ""
     for line in markdown.split("\n"):
@@ -38,13 +70,15 @@ def leaks(markdown: str) -> list[str]:
         if fence:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = ""
+            elif generator in _IN_CODE_TOO:
+                found.extend(f"{kind}: {line.strip()[:80]}" for kind, p in markers.items() if p.search(line))
             continue
         if opened:
             fence = opened.group(1)
             continue
         bare = _CODE_SPAN.sub("", line)
         found.extend(
-            f"{kind}: {line.strip()[:80]}" for kind, pattern in MARKERS.items() if pattern.search(bare)
+            f"{kind}: {line.strip()[:80]}" for kind, pattern in markers.items() if pattern.search(bare)
         )
     return found
 

@@ -1,13 +1,14 @@
-"""Questions about the three documentation sites of ``evaldata/sites`` and the page that answers each.
+"""Questions about the documentation sites of ``evaldata/sites`` and the page that answers each.
 
-Written for issue 20 by reading the pages: each question is worded as a user would ask it (not copied
-from a heading), and its gold page is the one a reader of the site would open. Shared by the tests
+Written for issue 20 (the first three sets) and issue 32 (one set per generator) by reading the
+pages: each question is worded as a user would ask it (not copied from a heading), and its gold page
+is the one a reader of the site would open. Shared by the tests
 (gold page in the top 3) and the closing note's before/after measurement (``measure_sites.py``).
 """
 
 from __future__ import annotations
 
-# set -> (site name the config declares, [(question, gold page path relative to docs/)])
+# set -> (site name the config declares, [(question, gold page path relative to the docs folder)])
 SITES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "httpx": (
         "HTTPX",
@@ -45,4 +46,77 @@ SITES: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("migrate tests from Enzyme", "react-testing-library/migrate-from-enzyme.mdx"),
         ],
     ),
+    "vitest": (
+        "Vitest",
+        [
+            ("measure code coverage with v8 or istanbul", "guide/coverage.md"),
+            ("update stored snapshots after a change", "guide/snapshot.md"),
+            ("run test files in parallel across workers", "guide/parallelism.md"),
+        ],
+    ),
+    "expressive-code": (
+        "Expressive Code",
+        [
+            ("show line numbers in code blocks", "plugins/line-numbers.mdx"),
+            ("collapse some lines of a code block", "plugins/collapsible-sections.mdx"),
+            ("use a VS Code color theme for code", "guides/themes.mdx"),
+        ],
+    ),
+    "swr": (
+        "SWR",
+        [
+            ("load pages of data with useSWRInfinite", "docs/pagination.en-US.mdx"),
+            ("retry a request after an error", "docs/error-handling.en-US.mdx"),
+            (
+                "fetch only when the key is ready (conditional fetching)",
+                "docs/conditional-fetching.en-US.mdx",
+            ),
+        ],
+    ),
+    "cline": (
+        "Cline",
+        [
+            ("restore a checkpoint to undo the changes Cline made", "core-workflows/checkpoints.mdx"),
+            ("keep Cline from reading some files with .clineignore", "customization/clineignore.mdx"),
+            ("switch between plan mode and act mode", "core-workflows/plan-and-act.mdx"),
+        ],
+    ),
+    "docsy": (
+        "Docsy",
+        [
+            ("deploy the site to Netlify", "docs/deployment/netlify.md"),
+            ("add offline search or Algolia search to the site", "docs/content/search.md"),
+            ("translate the site into several languages", "docs/language.md"),
+        ],
+    ),
+    "async-book": (
+        "Asynchronous Programming in Rust",
+        [
+            ("run several futures at once with join!", "06_multiple_futures/02_join.md"),
+            ("how does a waker tell the executor a future can make progress", "02_execution/03_wakeups.md"),
+            ("why do futures need to be pinned", "part-reference/pinning.md"),
+        ],
+    ),
+    "devtron": (
+        "Introduction to Devtron",
+        [
+            ("uninstall Devtron from the cluster", "setup/install/uninstall-devtron.md"),
+            ("add a container registry", "user-guide/global-configurations/container-registries.md"),
+            ("configure single sign-on login", "user-guide/global-configurations/sso-login.md"),
+        ],
+    ),
+}
+
+# set -> its docs folder (what ``--docs-dir`` points at) and its generator
+DOCS: dict[str, tuple[str, str]] = {
+    "httpx": ("docs", "mkdocs"),
+    "typer": ("docs", "mkdocs"),
+    "testing-library": ("docs", "docusaurus"),
+    "vitest": ("docs", "vitepress"),
+    "expressive-code": ("docs/src/content/docs", "starlight"),
+    "swr": ("pages", "nextra"),
+    "cline": ("docs", "mintlify"),
+    "docsy": ("docsy.dev/content/en", "hugo"),
+    "async-book": ("src", "mdbook"),
+    "devtron": ("docs", "gitbook"),
 }

@@ -1,10 +1,14 @@
 """Real documentation sites (evaldata ``sites/``: mkdocs-material httpx and typer, Docusaurus/MDX
-testing-library) build clean as they are and after ``fix --write`` (issue 20).
+testing-library (issue 20); VitePress vitest, Starlight expressive-code, Nextra swr, Mintlify cline,
+Hugo docsy, mdBook async-book, GitBook devtron (issue 32)) build clean as they are and after
+``fix --write``.
 
-Each set is copied, built raw, fixed as a guest (``fix --write``) and built again; every build is
-checked the same way: no generator syntax left in any indexed markdown, text or snippet (the
-independent marker scan of ``leaks.py``), no stub section among the rows, the corpus name the site
-declares, a page URL on every hit, and each question's gold page in the top 3 (full-text search).
+Each set is copied, built raw with no manifest, fixed as a guest (``fix --write``) and built again;
+every build is checked the same way: no generator syntax left in any indexed markdown (the
+independent marker scan of ``site_leaks.py``, per generator; text and snippets are made from it, and
+hold code spans' content without their backquotes, so they are not scanned), stubs at most 1% of the
+rows, at least 90% of the pages indexed, the corpus name the site declares, a page URL on every hit
+where the config gives a base URL, and the questions' gold pages in the top 3 (full-text search).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from pathlib import Path
 import lancedb
 import pytest
 from site_leaks import is_stub, leaks
-from site_questions import SITES
+from site_questions import DOCS, SITES
 
 from docs_mcp.cli.main import main
 from docs_mcp.search.index import DocsIndex
@@ -36,7 +40,24 @@ def _markdown_hashes(root: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture(scope="module", params=sorted(SITES))
+_LARGE = ("vitest", "devtron", "cline", "docsy")  # over 500 KB of pages each
+_PARAMS = [pytest.param(name, marks=pytest.mark.slow) if name in _LARGE else name for name in sorted(SITES)]
+
+
+def _pages(docs: Path) -> int:
+    """The page files of a docs folder (``.md``/``.mdx``, hidden folders and nav files aside)."""
+    return sum(
+        1
+        for path in docs.rglob("*")
+        if path.suffix in (".md", ".mdx")
+        and not any(
+            part.startswith((".", "_")) and part != "_index.md" for part in path.relative_to(docs).parts
+        )
+        and path.name != "SUMMARY.md"
+    )
+
+
+@pytest.fixture(scope="module", params=_PARAMS)
 def site_builds(
     request: pytest.FixtureRequest, evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[str, Path, list[Path], dict[str, str]]:
@@ -47,7 +68,7 @@ def site_builds(
         pytest.skip(f"no sites/{name} in {evaldata_dir}")
     work = tmp_path_factory.mktemp(name)
     shutil.copytree(source, work / name)
-    docs = work / name / "docs"
+    docs = work / name / DOCS[name][0]
     before = _markdown_hashes(docs)
     raw = work / "raw-index"
     assert main(["build", "--docs-dir", str(docs), "--out", str(raw), "--quiet"]) == 0
@@ -59,20 +80,26 @@ def site_builds(
 
 def _rows(index: Path) -> list[dict[str, object]]:
     table = lancedb.connect(str(index / LANCEDB_DIR)).open_table(TABLE_NAME)
-    return table.to_arrow().select(["id", "markdown", "text", "url"]).to_pylist()
+    rows = table.to_arrow()
+    columns = [c for c in ("id", "file_path", "heading", "markdown", "text", "url") if c in rows.column_names]
+    return [{"url": None, **row} for row in rows.select(columns).to_pylist()]  # no URLs: no column
 
 
 def test_no_generator_syntax_and_no_stub_is_indexed(
     site_builds: tuple[str, Path, list[Path], dict[str, str]],
 ) -> None:
-    name, _, indexes, _ = site_builds
+    name, docs, indexes, _ = site_builds
+    generator = DOCS[name][1]
     for index in indexes:
         rows = _rows(index)
         assert len(rows) > 20, name
-        leaked = {str(row["id"]): found for row in rows if (found := leaks(str(row["markdown"])))}
+        leaked = {str(row["id"]): found for row in rows if (found := leaks(str(row["markdown"]), generator))}
         assert leaked == {}, f"{name} ({index.name}): generator syntax left in {len(leaked)} chunks"
         stubs = [row["id"] for row in rows if is_stub(str(row["markdown"]))]
-        assert stubs == [], f"{name} ({index.name}): stub chunks indexed"
+        assert len(stubs) <= len(rows) // 100, f"{name} ({index.name}): stub chunks indexed: {stubs[:5]}"
+        assert all(row["heading"] for row in rows), f"{name}: a chunk without a heading"
+        indexed = len({row["file_path"] for row in rows})
+        assert indexed >= 0.9 * _pages(docs) - 1, (name, indexed, _pages(docs))
 
 
 def test_every_row_and_hit_carries_the_page_url_and_anchor(
@@ -81,8 +108,12 @@ def test_every_row_and_hit_carries_the_page_url_and_anchor(
     name, _, indexes, _ = site_builds
     for index in indexes:
         manifest = read_manifest(index)
-        assert manifest.site is not None
+        assert manifest.site is not None and manifest.site["generator"] == DOCS[name][1]
+        if manifest.site["url"] is None:
+            assert all(row["url"] is None for row in _rows(index)), name  # no base URL: none guessed
+            continue
         base = str(manifest.site["url"])
+        assert base.startswith("https://")
         rows = _rows(index)
         assert all(str(row["url"]).startswith(base) for row in rows), name
         assert any("#" in str(row["url"]) for row in rows)
@@ -103,14 +134,17 @@ def page_rank(docs_index: DocsIndex, question: str, gold: str) -> int | None:
 def test_the_gold_page_of_the_questions_is_in_the_top_three(
     site_builds: tuple[str, Path, list[Path], dict[str, str]],
 ) -> None:
-    """At least 6 of each set's 7 questions find their gold page among the top 3 pages, every one
-    among the top 10 (the closing note of issue 20 lists every rank, before and after)."""
+    """At least 6 of the 7 questions of each issue-20 set, and each question of the issue-32 sets,
+    find their gold page among the top 3 pages, every one among the top 10 (the closing notes list
+    every rank, before and after)."""
     name, _, indexes, _ = site_builds
+    questions = SITES[name][1]
     for index in indexes:
         docs_index = DocsIndex.open(index)
-        ranks = {question: page_rank(docs_index, question, gold) for question, gold in SITES[name][1]}
+        ranks = {question: page_rank(docs_index, question, gold) for question, gold in questions}
         assert all(rank is not None and rank <= 10 for rank in ranks.values()), (name, index.name, ranks)
-        assert sum(rank is not None and rank <= 3 for rank in ranks.values()) >= 6, (name, index.name, ranks)
+        top3 = sum(rank is not None and rank <= 3 for rank in ranks.values())
+        assert top3 >= len(questions) - len(questions) // 7, (name, index.name, ranks)
 
 
 def test_fix_edits_only_manifests_and_names_the_site(

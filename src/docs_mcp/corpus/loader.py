@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
@@ -36,12 +36,14 @@ from docs_mcp.corpus.findings import HasFindings, SummaryFinding
 from docs_mcp.corpus.prompts import read_templates
 from docs_mcp.corpus.site import Site, detect_site
 from docs_mcp.corpus.site_pages import SitePages
+from docs_mcp.corpus.sites import MDX_GENERATOR
+from docs_mcp.corpus.sites.base import generator_of
 from docs_mcp.corpus.walk import DocsTree, walk_docs
 from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 from docs_mcp.prompt_templates import PromptTemplate
 
-__all__ = ["DEFAULT_STRATEGY_RULE", "Corpus", "FacetSpec", "load_corpus"]
+__all__ = ["DEFAULT_STRATEGY_RULE", "EMPTY_CORPUS_RULE", "Corpus", "FacetSpec", "load_corpus"]
 
 DEFAULT_STRATEGY_RULE = "default-strategy"
 SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
@@ -190,21 +192,20 @@ def _load(
     root_manifest = manifests.get("")
     site = detect_site(root, site_config, root_manifest.site if root_manifest is not None else None)
     findings.extend(site.findings)
-    pages = SitePages(site, root) if site.recognised else None
-    paths = tree.markdown
-    if site.reads_mdx:
-        paths = sorted([*tree.markdown, *tree.mdx])
-    if site.generator == "docusaurus":
-        # ``_``-prefixed files and folders are partials, not pages: pages that import them show them.
-        paths = [path for path in paths if not any(part.startswith("_") for part in path.split("/"))]
-    elif tree.mdx:
+    if not site.recognised and tree.mdx:
+        site = replace(site, generator=MDX_GENERATOR)  # MDX pages are read as MDX wherever they are
+    generator = generator_of(site)
+    pages = SitePages(site, root) if site.recognised or site.url_template else None
+    by_suffix = {".md": tree.markdown, ".mdx": tree.mdx, ".rst": tree.rst}
+    paths = sorted(path for suffix in generator.extensions for path in by_suffix.get(suffix, []))
+    if tree.mdx and ".mdx" not in generator.extensions:
         findings.append(_mdx_unread(tree.mdx, site))
     jobs: list[Job] = []
     for path in paths:
         data = source.read(path, findings, rule="unreadable-file")
         text = decode_utf8(data, path, findings) if data is not None else None
-        if text is None or data is None:
-            continue
+        if text is None or data is None or generator.is_partial(path, text, site):
+            continue  # a partial is not a page: the pages that include it show it
         contents[path] = data
         if pages is not None:
             text = pages.prepare(path, text)
@@ -225,6 +226,8 @@ def _load(
                 chunked, site_findings = pages.finish(chunked)
                 findings.extend(site_findings)
             files.append(chunked)
+    if not any(chunked.chunks for chunked in files):
+        findings.append(_empty(root, site, generator.extensions, len(paths)))
     for chunked in files:
         findings.extend(chunked.findings)
         findings.extend(check_declarations(chunked, facets))
@@ -267,15 +270,30 @@ def _template_text(
     return text
 
 
+EMPTY_CORPUS_RULE = "empty-corpus"
+
+
+def _empty(root: Path, site: Site, extensions: tuple[str, ...], files: int) -> Finding:
+    """The error of a docs folder that gives no chunk: nothing would be indexed (an index of 0
+    chunks answers nothing, so validate and build fail rather than publish it)."""
+    looked = " or ".join(f"*{suffix}" for suffix in extensions)
+    what = f"the {site.generator} site's pages ({looked})" if site.recognised else f"{looked} files"
+    found = f"{files} file(s) found, none with text" if files else "none found"
+    message = (
+        f"no pages to index in {root}: looked for {what} under it, hidden folders and partials aside; "
+        f"{found}. Pass --docs-dir pointing at the folder that holds the pages"
+    )
+    return Finding("", 0, "error", message, EMPTY_CORPUS_RULE)
+
+
 def _mdx_unread(paths: list[str], site: Site) -> SummaryFinding:
     count = len(paths)
     examples = ", ".join(paths[:SUMMARY_EXAMPLES]) + (
         f" and {count - SUMMARY_EXAMPLES} more" if count > SUMMARY_EXAMPLES else ""
     )
-    why = "no Docusaurus config was found" if not site.recognised else f"{site.generator} does not read them"
     message = (
-        f"{count} .mdx pages are not indexed ({examples}): {why}; pass --site-config "
-        "docusaurus.config.js, or set site.generator in the root .docs-mcp.json"
+        f"{count} .mdx pages are not indexed ({examples}): {site.generator} does not read them; pass "
+        "--site-config with the site's config, or set site.generator in the root .docs-mcp.json"
     )
     return SummaryFinding("", 0, "warning", message, "mdx-not-read", tuple(paths))
 

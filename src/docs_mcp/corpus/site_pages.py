@@ -16,12 +16,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.rendering import PREAMBLE
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.site_urls import anchor, page_url
+from docs_mcp.corpus.sites.base import front_matter, generator_of
 from docs_mcp.errors import Finding
 from docs_mcp.parse.site_syntax import Dialect, Normalised, normalise_site_syntax
 
@@ -29,7 +31,10 @@ __all__ = ["STUB_PAGE_RULE", "STUB_SECTION_RULE", "SitePages"]
 
 STUB_PAGE_RULE = "stub-page"
 STUB_SECTION_RULE = "stub-section"
-_CONTENT_FREE = re.compile(r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|>?\s*)$")
+# Lines that say nothing to a reader: headings, comments, HTML anchors, attribute lists, blank quotes.
+_CONTENT_FREE = re.compile(
+    r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|<a\s+(?:id|name)=[^>]*>\s*(?:</a>)?|\{\s*[#.][^{}]*\}|>?\s*)$"
+)
 _MAX_INCLUDE_BYTES = 1_000_000
 
 
@@ -44,16 +49,40 @@ class SitePages:
     stub_chunks: int = 0
     stub_pages: list[str] = field(default_factory=list)
     _resolved_repo: Path | None = None
+    _nav: dict[str, str] | None = None  # nav titles by page path
+
+    _dialect: Dialect | None = None
 
     def dialect(self) -> Dialect:
-        variables = dict(self.site.variables) if self.site.macros else None
-        return Dialect(self.site.generator, variables, mdx=self.site.reads_mdx)
+        if self._dialect is None:
+            generator = generator_of(self.site)
+            dialect = generator.dialect(self.site)
+            reference = generator.api_reference(self.site)
+            self._dialect = replace(dialect, api_reference=reference) if reference is not None else dialect
+        return self._dialect
 
     def prepare(self, path: str, text: str) -> str:
         """``text`` of the page at ``path`` in plain markdown (what is chunked)."""
+        reader = generator_of(self.site).readers.get(Path(path).suffix)
+        if reader is not None:
+            text = reader(text, path)
         result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        title, description = self._title(path, text)
+        if title and not _has_h1(result.text):
+            result = _titled(result, title, description)
         self.normalised[path] = result
         return result.text
+
+    def _title(self, path: str, text: str) -> tuple[str | None, str | None]:
+        """The page's title as the site shows it (its front matter ``title``, else its nav title),
+        and its front matter ``description``."""
+        if self._nav is None:
+            self._nav = generator_of(self.site).titles(self.site, self.root) if self.site.recognised else {}
+        front = front_matter(text) if text.startswith("---") else {}
+        title, description = front.get("title"), front.get("description")
+        if not isinstance(title, str) or not title.strip():
+            title = self._nav.get(path) or _file_title(path)
+        return (title.strip() if title else None), (description if isinstance(description, str) else None)
 
     def _repo(self) -> Path:
         if self._resolved_repo is None:
@@ -97,6 +126,11 @@ class SitePages:
             chunked = _mapped(chunked, normalised.origins)
             chunks = chunked.chunks
         kept = [chunk for chunk in chunks if not _is_stub(chunk)]
+        page_title = next((chunk.title for chunk in kept if chunk.title), None) or (self._nav or {}).get(
+            chunked.path
+        )
+        if page_title:  # text before the first heading is under the page's title, as the site shows it
+            kept = [replace(chunk, heading=page_title) if not chunk.heading else chunk for chunk in kept]
         dropped = len(chunks) - len(kept)
         self.stub_chunks += dropped
         if (chunks and not kept) or not chunks:
@@ -136,6 +170,58 @@ class SitePages:
             self.urls[chunk.id] = f"{page}#{explicit.get(key) or anchor(self.site, chunk.heading)}"
 
 
+def _file_title(path: str) -> str:
+    """A title from the page's file name, as generators title a page nothing else names
+    (``getting-started.en-US.md`` -> ``Getting started``; ``index`` and ``README`` by their folder)."""
+    parts = PurePosixPath(path).with_suffix("").parts
+    stem = parts[-1].split(".")[0]
+    if stem.lower() in ("index", "readme", "_index") and len(parts) > 1:
+        stem = parts[-2]
+    words = re.sub(r"^\d+[-_.]?", "", stem).replace("-", " ").replace("_", " ").strip()
+    return (words[:1].upper() + words[1:]) if words else stem
+
+
+def _has_h1(text: str) -> bool:
+    """Whether ``text`` has a level-1 heading outside code fences (ATX or setext)."""
+    fence = ""
+    previous = ""
+    lines = text.split("\n")
+    if lines and lines[0].rstrip() == "---":  # front matter: its ``# comments`` are no headings
+        lines = lines[next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), 0) :]
+    for line in lines:
+        marker = re.match(r"^\s{0,3}(`{3,}|~{3,})", line)
+        if marker is not None:
+            fence = "" if fence and marker.group(1).startswith(fence) else fence or marker.group(1)
+        elif not fence and (
+            re.match(r"^ {0,3}#(?:\s|$)", line) or (previous.strip() and re.match(r"^ {0,3}=+\s*$", line))
+        ):
+            return True
+        previous = "" if fence else line
+    return False
+
+
+def _titled(normalised: Normalised, title: str, description: str | None) -> Normalised:
+    """``normalised`` with ``# title`` after its front matter (and the description when the page has
+    no text of its own), as the site shows it; the added lines map to the front matter's last line."""
+    lines = normalised.text.split("\n")
+    start = 0
+    if lines and lines[0].rstrip() == "---":
+        start = next((i + 1 for i in range(1, len(lines)) if lines[i].rstrip() in ("---", "...")), 0)
+    added = ["# " + " ".join(title.split()), ""]
+    if description and not any(line.strip() for line in lines[start:]):
+        added += [" ".join(description.split()), ""]
+    origins = normalised.origins or list(range(1, len(lines) + 1))
+    anchor_line = origins[start - 1] if start > 0 else 1
+    return replace(
+        normalised,
+        text="\n".join([*lines[:start], *added, *lines[start:]]),
+        origins=[*origins[:start], *([anchor_line] * len(added)), *origins[start:]],
+        heading_ids={
+            line + len(added) if line > start else line: v for line, v in normalised.heading_ids.items()
+        },
+    )
+
+
 def _explicit_ids(normalised: Normalised) -> Mapping[str, str]:
     lines = normalised.text.split("\n")
     found: dict[str, str] = {}
@@ -149,9 +235,16 @@ def _key(heading: str) -> str:
     return re.sub(r"[`*_\s]+", " ", heading).strip().casefold()
 
 
+_METADATA = re.compile(r"^\s*[-*]?\s*\**[A-Z][\w -]{0,30}\**:\**\s+\S.{0,120}$")  # ``Start Date: 2020-01-01``
+
+
 def _is_stub(chunk: Chunk) -> bool:
-    """A chunk with nothing of its own but headings (and blank lines or comments)."""
-    return all(_CONTENT_FREE.match(line) for line in chunk.own_markdown.split("\n"))
+    """A chunk with nothing of its own but headings (and blank lines or comments); a preamble of
+    only ``Key: value`` metadata lines too (it answers nothing the page's sections do not)."""
+    lines = chunk.own_markdown.split("\n")
+    if chunk.level == 0 and chunk.id.endswith("#" + PREAMBLE):
+        return all(_CONTENT_FREE.match(line) or _METADATA.match(line) for line in lines)
+    return all(_CONTENT_FREE.match(line) for line in lines)
 
 
 def _mapped(chunked: ChunkedFile, origins: list[int]) -> ChunkedFile:

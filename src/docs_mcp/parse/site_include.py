@@ -3,7 +3,10 @@
 ``--8<-- "file"`` (pymdownx snippets, also inside code blocks), ``{* file *}`` and ``{! file !}``
 (mdx_include / FastAPI's docs), with ``file:3:10`` sections and ``ln[3:10,12]`` ranges. MyST's
 ``{include}`` / ``{literalinclude}`` directives and MDX partials are recognised by the walk in
-``site_syntax.py``, which expands every include.
+``site_syntax.py``, which expands every include. A generator brings its own include syntaxes as
+``IncludeRule`` functions (mdBook's ``{{#include}}``, VitePress' ``<<<``), each giving an ``Include``;
+``anchor`` takes the lines between a file's ``ANCHOR: name`` / ``ANCHOR_END: name`` (mdBook) or
+``#region name`` / ``#endregion`` (VitePress) markers, every marker line left out.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ __all__ = [
     "MAX_INCLUDE_DEPTH",
     "Include",
     "IncludeReader",
+    "IncludeRule",
     "code_language",
     "included_lines",
     "parse_include",
@@ -33,6 +37,7 @@ MAX_INCLUDED_BYTES = 2 * 1024 * 1024
 _SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
 _SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")
 _LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
+_ANCHOR_MARKER = re.compile(r"\bANCHOR(?:_END)?:\s*[\w-]+|#(?:end)?region\b")
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".sh": "bash", ".md": "markdown"}
 
 
@@ -45,6 +50,9 @@ class Include:
     code: bool = False  # shown as a code block (``{* file *}``, ``{literalinclude}``)
     verbatim: bool = False  # inside a code block: the raw lines
     line_ranges: str | None = None  # ``ln[...]``'s ranges
+    anchor: str | None = None  # a named region of the file (``ANCHOR: name``, ``#region name``)
+    language: str | None = None  # the code fence's language when ``code`` (else from the suffix)
+    strip_markers: bool = False  # leave out every region marker line (mdBook does, anchor or not)
 
     @property
     def path(self) -> str:
@@ -52,6 +60,10 @@ class Include:
         if self.target.startswith(("http:", "https:")):
             return self.target
         return self.target.partition(":")[0]
+
+
+# A generator's include syntax: the include a line (inside a code block if the flag) is, or None.
+IncludeRule = Callable[[str, bool], "Include | None"]
 
 
 def parse_include(content: str, in_code: bool) -> Include | None:
@@ -76,18 +88,37 @@ def included_lines(text: str, include: Include) -> list[str]:
     """The lines of ``text`` (the included file) that ``include`` takes."""
     lines = text.split("\n")
     section = "" if include.target == include.path else include.target.partition(":")[2]
-    if include.line_ranges is not None:
+    if include.anchor is not None:
+        lines = _anchored(lines, include.anchor)
+    elif include.line_ranges is not None:
         lines = _pick_ranges(lines, include.line_ranges)
     elif section and section.replace(":", "").isdigit():
         first, _, last = section.partition(":")
         lines = lines[int(first or 1) - 1 : int(last) if last else None]
     if text.endswith("\n") and lines and not lines[-1]:
         lines = lines[:-1]
+    if include.anchor is not None or include.strip_markers:
+        lines = [line for line in lines if not _ANCHOR_MARKER.search(line)]
     return lines
 
 
-def code_language(path: str) -> str:
-    """The code fence's language for an included source file, from its suffix."""
+def _anchored(lines: list[str], name: str) -> list[str]:
+    """The lines between the ``name`` region's start and end markers (all of them when not found)."""
+    start = re.compile(rf"(?:\bANCHOR:\s*|#region\s+){re.escape(name)}\b")
+    end = re.compile(rf"\bANCHOR_END:\s*{re.escape(name)}\b|#endregion\b")
+    for index, line in enumerate(lines):
+        if start.search(line):
+            for stop in range(index + 1, len(lines)):
+                if end.search(lines[stop]):
+                    return lines[index + 1 : stop]
+            return lines[index + 1 :]
+    return lines
+
+
+def code_language(path: str, include: Include | None = None) -> str:
+    """The code fence's language for an included source file: the include's, else from its suffix."""
+    if include is not None and include.language:
+        return include.language
     suffix = PurePosixPath(path).suffix
     return _LANGUAGES.get(suffix, suffix.lstrip("."))
 

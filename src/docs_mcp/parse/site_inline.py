@@ -21,13 +21,14 @@ __all__ = [
     "macro_value",
     "outside_code_spans",
     "rewrite_text_line",
+    "strip_components",
 ]
 
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 # ``{#id}``, ``{ .class }``, ``{ #id .class key="v" }`` at the end of a heading (attr_list, Docusaurus, MyST);
 # matched from the heading's last ``{`` only (a leading ``\s*`` searched over a long line is quadratic)
 _ATTRIBUTES = re.compile(
-    r"\s*\{\s*(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))(?:\s+(?:[#.][\w:-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+)))*\s*\}\s*$"
+    r"\s*\{\s*(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))(?:\s+(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+)))*\s*\}\s*$"
 )
 _ANCHOR = re.compile(r"\[\]\(\)\{[^{}\n]*\}")  # mkdocs autorefs' empty anchor ``[](){#id}``
 _INLINE_ATTRIBUTES = re.compile(r"(?<=[\])`*_])\{\s*[.#:][^{}\n]*\}")  # ``[link](x){ .md-button }``
@@ -67,7 +68,7 @@ def heading_attributes(heading: str) -> tuple[str, str | None]:
     match = _ATTRIBUTES.fullmatch(heading, start) if start >= 0 else None
     if match is None:
         return heading, None
-    found = re.search(r"#([\w:-]+)", match.group(0))
+    found = re.search(r"#([\w:.-]+)", match.group(0))
     return heading[:start].rstrip(), found.group(1) if found else None
 
 
@@ -106,6 +107,7 @@ def rewrite_text_line(
     variables: Mapping[str, Any] | None,
     mdx: bool,
     report: Report,
+    roles: bool = True,
 ) -> str:
     """A line of text (not code) as the rendered page reads: cross-references, roles, attribute
     lists, anchors, MDX comments and JSX tags, and (``variables`` given: the site renders macros)
@@ -125,9 +127,14 @@ def rewrite_text_line(
     line = outside_code_spans(line, rewrite)
     if "][" in line:  # on the whole line: the text of a cross-reference is often a code span
         line = _CROSS_REF.sub(lambda m: _cross_ref(m, references), line)
-    if "}`" in line:
+    if roles and "}`" in line:
         line = _up_to_last(_ROLE, "`", line, _role)
     return line
+
+
+def strip_components(line: str) -> str:
+    """``line`` without its component tags (JSX, Vue), code spans inside attributes included."""
+    return _JSX_TAG.sub("", _JSX_ATTRIBUTE.sub("", line)) if "<" in line else line
 
 
 def _macro(match: re.Match[str], variables: Mapping[str, Any], report: Report) -> str:

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from docs_mcp.parse.markdown import normalise
+from docs_mcp.parse.site_dialect import Dialect
 from docs_mcp.parse.site_include import (
     MAX_INCLUDE_DEPTH,
     MAX_INCLUDED_BYTES,
@@ -44,10 +44,18 @@ from docs_mcp.parse.site_inline import (
     clean_code_line,
     heading_attributes,
     leftover_markers,
+    outside_code_spans,
     rewrite_text_line,
+    strip_components,
 )
 
-__all__ = ["Dialect", "IncludeReader", "Normalised", "SyntaxNote", "normalise_site_syntax"]
+__all__ = [
+    "Dialect",
+    "IncludeReader",
+    "Normalised",
+    "SyntaxNote",
+    "normalise_site_syntax",
+]  # Dialect: site_dialect
 
 
 _LABELS = {"seealso": "See also", "versionadded": "Added", "versionchanged": "Changed", "todo": "To do"}
@@ -65,7 +73,7 @@ _TAB_DIRECTIVES = frozenset(["tab", "tab-item", "tab-set-code", "dropdown", "car
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 _MKDOCS_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"(.*)")?\s*$')
 _MKDOCS_TAB = re.compile(r'^(\s*)===\+?\s+"(.*)"\s*$')
-_AUTODOC = re.compile(r"^(\s*):::\s+[\w.:-]+\s*$")
+_AUTODOC = re.compile(r"^(\s*):::\s+([\w.:-]+)\s*$")
 # Lines are matched right-stripped: no pattern ends in a lazy group before ``\s*$`` (quadratic).
 _BLOCK = re.compile(r"^(/{3,})\s*([\w-]+)\s*(?:\|\s*(.*))?$")
 _BLOCK_OPTION = re.compile(r"^\s+[\w-]+\s*:")
@@ -76,17 +84,9 @@ _REFERENCE = re.compile(r"^ {0,3}\[([^\]]+)\]:")
 _MDX_STATEMENT = re.compile(r"^(?:import|export)\s")
 _TAB_ITEM = re.compile(r"<TabItem\b[^>]*?\blabel\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|\{['\"]([^'\"]*)['\"]\})")
 _JSX_OPEN = re.compile(r"^\s*</?[A-Z]")
+_JSX_UNCLOSED = re.compile(r"^\s*<[A-Z][\w.]*(?:\s[^<>]*)?$")  # a tag whose attributes go on below
 _PARTIAL_IMPORT = re.compile(r"""^import\s+([A-Z]\w*)\s+from\s+['"]((?:\.{1,2}/|@site/)[^'"]+\.mdx?)['"]""")
 _PARTIAL_USE = re.compile(r"^\s*<([A-Z]\w*)\s*/>$")
-
-
-@dataclass(frozen=True)
-class Dialect:
-    """Which generator's syntax a page may use."""
-
-    generator: str  # mkdocs, docusaurus or sphinx
-    variables: Mapping[str, Any] | None = None  # None: macros are not rendered by the site
-    mdx: bool = False
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,10 @@ def _normalise(
     expansion: _Expansion,
     chain: tuple[str, ...],
 ) -> Normalised:
-    lines = normalise(source).split("\n")
+    source = normalise(source)
+    if dialect.prepare is not None:
+        source = dialect.prepare(source)
+    lines = source.split("\n")
     machine = _Machine(dialect, read_include, path, _references(lines), expansion, chain)
     start = _front_matter_end(lines)
     for number in range(1, start):
@@ -219,6 +222,7 @@ class _Machine:
         self.chain = chain  # the page and the files that included this one, outermost first
         self.dropping: _Box | None = None  # a directive whose whole content goes (``{toctree}``)
         self.partials: dict[str, str] = {}  # MDX component name -> the markdown file it imports
+        self.in_tag = False  # inside a component tag's attribute lines
 
     # -- output -------------------------------------------------------------------------------
     def prefix(self, depth: int | None = None) -> str:
@@ -260,7 +264,13 @@ class _Machine:
                 self.pending.append(number)
                 self.skip = None
             return
+        if self.in_tag:
+            self.in_tag = ">" not in raw
+            self.emit("", number)
+            return
         content = self.enter(raw)
+        if self.code is None and self.drop_block(content, number):
+            return
         if self.code is not None and self.skip is not None and self.skip(content):
             self.emit("", number)  # a directive's option line (``:linenos:``) inside its code
             return
@@ -309,9 +319,10 @@ class _Machine:
             self.code = None
             self.emit(content, number)
             return
-        if self.dialect.generator == "mkdocs" and self.include(content, number, in_code=True):
+        includes = self.dialect.uses("mkdocs") or self.dialect.include_rules
+        if includes and self.include(content, number, in_code=True):
             return
-        annotations = self.dialect.generator == "mkdocs"
+        annotations = self.dialect.uses("mkdocs")
         self.emit(clean_code_line(content, annotations, self.dialect.variables), number)
 
     def drop_statement(self, content: str, number: int) -> None:
@@ -322,10 +333,20 @@ class _Machine:
         self.statement_depth = max(0, self.statement_depth + balance)
         self.emit("", number)
 
+    def drop_block(self, content: str, number: int) -> bool:
+        """Open a block the dialect drops whole (``<script setup>``) at ``content``; True then."""
+        for opening, closing in self.dialect.drop_blocks:
+            if opening.match(content):
+                if not closing.search(content):
+                    self.open(_Box("", closer=closing), None, None, dropped=True)
+                self.emit("", number)
+                return True
+        return False
+
     # -- openers ------------------------------------------------------------------------------
     def opener(self, content: str, number: int) -> bool:
         """Handle ``content`` if it opens or closes a container (or is a marker line); True then."""
-        generator = self.dialect.generator
+        dialect = self.dialect
         top = self.boxes[-1] if self.boxes else None
         if top is not None and top.closer is not None and top.closer.match(content):
             self.boxes.pop()
@@ -333,18 +354,20 @@ class _Machine:
             return True
         if (fence := _FENCE.match(content)) is not None and len(fence.group(1)) < 4:
             return self.fence(fence, number)
-        if generator == "mkdocs":
-            return self.mkdocs(content, number)
-        if generator == "docusaurus":
-            return self.docusaurus(content, number)
-        if generator == "sphinx":
-            return self.myst(content, number)
-        return False
+        if dialect.uses("mkdocs") and self.mkdocs(content, number):
+            return True
+        if dialect.uses("docusaurus") and self.docusaurus(content, number):
+            return True
+        if dialect.uses("sphinx") and self.myst(content, number):
+            return True
+        if dialect.jsx and not dialect.uses("docusaurus") and _JSX_OPEN.match(content):
+            return self.component(content, number)
+        return bool(dialect.include_rules) and self.include(content, number, in_code=False)
 
     def fence(self, fence: re.Match[str], number: int) -> bool:
         indent, marker, info = fence.group(1), fence.group(2), fence.group(3).strip()
         directive = re.match(r"^\{([\w:-]+)\}\s*(.*)$", info)
-        if directive is not None and self.dialect.generator == "sphinx":
+        if directive is not None and self.dialect.uses("sphinx"):
             closer = re.compile(rf"^\s*{re.escape(marker[0])}{{{len(marker)},}}\s*$")
             self.directive(directive.group(1), directive.group(2), closer, marker, number)
             return True
@@ -364,10 +387,8 @@ class _Machine:
         if (match := _MKDOCS_TAB.match(content)) is not None:
             self.open(_Box("", indent=_indent(content) + 4), f"{match.group(2)}:", number)
             return True
-        if _AUTODOC.match(content) is not None:
-            self.autodoc += 1
-            self.emit("", number)
-            self.skip = lambda line: _indent(line) > 0
+        if (stub := _AUTODOC.match(content)) is not None:
+            self.autodoc_stub(stub.group(2), number)
             return True
         if (match := _BLOCK.match(content)) is not None:
             slashes, kind, title = match.group(1), match.group(2).lower(), match.group(3)
@@ -384,9 +405,9 @@ class _Machine:
 
     def docusaurus(self, content: str, number: int) -> bool:
         match = _COLON_FENCE.match(content)
-        if match is not None and match.group(3) and _indent(content) < 4:
+        if match is not None and match.group(3):  # also indented: a container inside a list item
             kind = match.group(3).strip("{}").lower()
-            title = match.group(4) or match.group(5) or None
+            title = self.inline(match.group(4) or match.group(5) or "") or None
             closer = re.compile(rf"^\s*:{{{len(match.group(2))},}}\s*$")
             self.open(_Box("> ", closer=closer), _label(kind, title), number)
             return True
@@ -395,16 +416,26 @@ class _Machine:
             if used is not None and used.group(1) in self.partials:
                 self.include_file(Include(self.partials[used.group(1)]), number)
                 return True
-            tab = _TAB_ITEM.search(content)
-            rest = rewrite_text_line(content, self.refs, None, True, lambda rule, message: None).strip()
-            if tab is not None:
-                self.emit(f"{next(g for g in tab.groups() if g is not None)}:", number)
-            elif rest:
-                self.text_line(rest, number)
-            else:
-                self.emit("", number)
-            return True
+            return self.component(content, number)
         return self.include(content, number, in_code=False)
+
+    def component(self, content: str, number: int) -> bool:
+        """A line starting with a component tag: its text (a tab's label) stays, the tags go."""
+        if _JSX_UNCLOSED.match(content):
+            self.in_tag = True  # ``<Card`` then ``title="..."`` lines, then ``>``
+            self.emit("", number)
+            return True
+        tab = _TAB_ITEM.search(content)
+        # Tags first on the whole line: an attribute may hold a code span (``prefix="`x`"``).
+        rest = strip_components(content)
+        rest = rewrite_text_line(rest, self.refs, None, True, lambda rule, message: None).strip()
+        if tab is not None:
+            self.emit(f"{next(g for g in tab.groups() if g is not None)}:", number)
+        elif rest:
+            self.text_line(rest, number)
+        else:
+            self.emit("", number)
+        return True
 
     def myst(self, content: str, number: int) -> bool:
         if _MYST_TARGET.match(content):
@@ -431,6 +462,10 @@ class _Machine:
             self.include_file(Include(argument.strip(), code=kind == "literalinclude"), number)
             self.open(_Box("", closer=closer), None, None, dropped=True)
             return
+        if kind.startswith("auto") and self.dialect.api_reference is not None:
+            self.autodoc_stub(argument.strip(), number, kind)
+            self.open(_Box("", closer=closer), None, None, dropped=True)
+            return
         if kind in _DROPPED_DIRECTIVES or kind.startswith("auto"):
             self.autodoc += kind.startswith("auto")
             self.open(_Box("", closer=closer), None, number, dropped=True)
@@ -455,12 +490,40 @@ class _Machine:
         if dropped:
             self.dropping = box
 
+    def autodoc_stub(self, target: str, number: int, kind: str = "") -> None:
+        """``::: target`` (or a MyST ``{autoclass}``): the API reference the dialect's hook gives for
+        it, else dropped with its option lines (counted: a page of nothing else is a stub page)."""
+        reference = self.dialect.api_reference
+        markdown = reference(target, kind) if reference is not None else None
+        self.skip = lambda line: _indent(line) > 0
+        if markdown is None:
+            self.autodoc += 1
+            self.emit("", number)
+            return
+        inner = _normalise(markdown, self.dialect, self.reader, self.path, self.expansion, self.chain)
+        for line in inner.text.split("\n"):
+            self.emit(line, number)
+
     # -- text ---------------------------------------------------------------------------------
+    def inline(self, text: str) -> str:
+        """A container's title as plain text: components, attribute lists and line rules out."""
+        for rule in self.dialect.line_rules:
+            text = outside_code_spans(text, rule)
+        text = rewrite_text_line(strip_components(text), self.refs, None, True, lambda rule, message: None)
+        return heading_attributes(text)[0].strip()
+
     def text_line(self, content: str, number: int) -> None:
         def report(rule: str, message: str) -> None:
             self.note(number, rule, message)
 
-        line = rewrite_text_line(content, self.refs, self.dialect.variables, self.dialect.mdx, report)
+        for rule in self.dialect.line_rules:
+            content = outside_code_spans(content, rule)
+        if not content.strip():
+            self.emit("", number)
+            return
+        jsx = self.dialect.mdx or self.dialect.jsx
+        roles = self.dialect.uses("sphinx")
+        line = rewrite_text_line(content, self.refs, self.dialect.variables, jsx, report, roles)
         if re.match(r"^\s{0,3}#{1,6}\s", line):
             line, explicit = heading_attributes(line)
             if explicit is not None:
@@ -479,7 +542,10 @@ class _Machine:
 
     # -- includes -----------------------------------------------------------------------------
     def include(self, content: str, number: int, in_code: bool) -> bool:
-        found = parse_include(content, in_code)
+        builtin = self.dialect.uses("mkdocs") or self.dialect.uses("docusaurus")
+        found = parse_include(content, in_code) if builtin else None
+        for rule in self.dialect.include_rules:
+            found = found or rule(content, in_code)
         if found is not None:
             self.include_file(found, number)
         return found is not None
@@ -510,7 +576,7 @@ class _Machine:
         indent = include.indent
         if include.code or include.verbatim:
             if include.code:
-                self.emit(f"{indent}```{code_language(path)}", number)
+                self.emit(f"{indent}```{code_language(path, include)}", number)
             for line in body:
                 self.emit(f"{indent}{line}" if line else "", number)
             if include.code:

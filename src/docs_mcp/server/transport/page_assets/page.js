@@ -78,10 +78,13 @@ async function connect() {
   await post({ jsonrpc: "2.0", method: "notifications/initialized" });
   const info = init.serverInfo || {};
   $("title").textContent = info.name || "docs-mcp";
-  $("server-info").textContent = init.instructions || `${info.name || "server"} ${info.version || ""}`;
   const { tools } = await request("tools/list", {});
   const search = tools.find((tool) => tool.name === SEARCH_TOOL);
   if (!search) throw new Error(`the server offers no ${SEARCH_TOOL} tool`);
+  // The corpus as the search tool names it ("Search <name and description> (hybrid ..."), not the
+  // instructions written for an agent.
+  const corpus = /^Search (.+?) \(hybrid/.exec(search.description || "");
+  $("server-info").textContent = corpus ? corpus[1] : `${info.name || "server"} ${info.version || ""}`;
   const properties = (search.inputSchema && search.inputSchema.properties) || {};
   state.facets = Object.entries(properties)
     .filter(([name, schema]) => !NOT_FACETS.has(name) && Array.isArray(schema.enum))
