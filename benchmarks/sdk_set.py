@@ -89,8 +89,8 @@ def _answer_key(entry: str) -> tuple[str, str]:
 def _matches(entry: str, hit: Section) -> bool:
     """Whether ``hit`` (or a copy folded into it, ``also_in``) is ``entry``."""
     ids = [hit.chunk_id, *(variant.chunk_id for variant in hit.also_in)]
-    if "#" in entry:
-        return entry in ids
+    if "#" in entry:  # the section, a part of it (``-part-N``) or one of its subsections
+        return any(cid == entry or cid.startswith((entry + "/", entry + "-part-")) for cid in ids)
     return any(cid.partition("#")[0] == entry for cid in ids)
 
 
