@@ -167,7 +167,9 @@ class DocsIndex:
             if vector is None:
                 mode, fallback = "fulltext", problem
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
-        ranking = Ranking(mode, request.query, vector, preferred, where)
+        # The full-text leg matches the words that did not name an inferred filter value.
+        terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
+        ranking = Ranking(mode, terms, vector, preferred, where)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         sections = self._catalog.sections(
