@@ -6,6 +6,7 @@ the same files, the same settings and the same problems.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -16,6 +17,7 @@ from pathlib import Path
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.kinds import with_kinds
 from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
 from docs_mcp.corpus.facets import (
@@ -227,7 +229,7 @@ def _load(
             if pages is not None:
                 chunked, site_findings = pages.finish(chunked)
                 findings.extend(site_findings)
-            files.append(chunked)
+            files.append(dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks)))
     for chunked in files:
         findings.extend(chunked.findings)
         findings.extend(check_declarations(chunked, facets))

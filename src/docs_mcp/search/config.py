@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.fusion import FusionConfig
+from docs_mcp.search.kind_prior import KindPrior
 from docs_mcp.search.types import SearchMode
 from docs_mcp.store.columns import FTS_BODY, FTS_CRUMBS
 
@@ -59,6 +60,9 @@ class SearchConfig:
     # reach, per embedding model (the key is a prefix of the index's recorded model); a model not
     # listed has no floor. Calibrated on claude-docs, the SDK set and nonsense queries (docs/answers.md).
     vector_floors: Mapping[str, float] = field(default_factory=lambda: dict(VECTOR_FLOORS))
+    # How the ``kind`` facet (operation, model, error, topic) weighs hits by what the question asks
+    # for (``docs_mcp.search.kind_prior``); None turns it off. Indexes without the facet ignore it.
+    kind_prior: KindPrior | None = field(default_factory=KindPrior)
 
     def vector_floor(self, model: str) -> float | None:
         """The floor of the embedding ``model`` (None: no floor)."""
