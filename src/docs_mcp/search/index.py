@@ -21,6 +21,7 @@ from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
 from docs_mcp.search.folding import Folder, path_words
@@ -105,8 +106,10 @@ class DocsIndex:
         self.vector_floor = (
             config.vector_floor(manifest.embedding.model) if manifest.embedding is not None else None
         )
+        # Sections the build found to be copies of each other fold into one hit (search.copies).
+        copies = CopyFolder(manifest.copies if config.fold else ())
         self._ranker = Ranker(
-            self._async_table, config, self._ef, self._catalog, self._folder, self.facets, self.vector_floor
+            self._async_table, config, self._ef, self._catalog, self._folder, self.facets, self.vector_floor, copies
         )
 
     @classmethod

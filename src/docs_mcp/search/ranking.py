@@ -13,6 +13,7 @@ from typing import Any
 from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
@@ -56,8 +57,10 @@ class Ranker:
         folder: Folder,
         facets: Mapping[str, Sequence[str]],
         floor: float | None = None,
+        copies: CopyFolder | None = None,
     ) -> None:
         self._floor = floor
+        self._copies = copies or CopyFolder(())
         self._table = table
         self._config = config
         self._ef = ef
@@ -80,7 +83,7 @@ class Ranker:
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
         depth = wanted if self._prior is None else max(wanted, self._config.min_candidates)
-        if folding:
+        if folding or self._copies:
             # At least the hybrid candidate depth, so a first page's hits list their variants ranked
             # among the top candidates whatever the page size. A hybrid ranking starts at exactly
             # that depth: its fused order depends on the depth (each leg is normalised over what it
@@ -92,9 +95,14 @@ class Ranker:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
             ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched))
-            if not folding:
+            if not folding and not self._copies:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts, matched
-            hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
+            hits = (
+                self._folder.fold(ranked, self._catalog.hit_row, folding)
+                if folding
+                else [FoldedHit(cid, score) for cid, score in ranked]
+            )
+            hits = self._copies.fold(hits)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)

@@ -108,6 +108,10 @@ class IndexManifest:
     # publish its schema before the table is opened: optional within format 3, absent in older indexes
     # (their servers publish no examples).
     examples: dict[str, str] | None = None
+    # Groups of chunk ids that are copies of one section (``corpus.copies``), the main copy first:
+    # search folds each group's hits into one. Optional within format 3, written only when there are
+    # any (an older reader keeps them in ``extra`` and shows every copy).
+    copies: tuple[tuple[str, ...], ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -152,6 +156,8 @@ class IndexManifest:
             data["prompts"] = [prompt.to_dict() for prompt in self.prompts]
         if self.examples is not None:
             data["examples"] = dict(self.examples)
+        if self.copies:
+            data["copies"] = [list(group) for group in self.copies]
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -172,7 +178,7 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version", "site", "prompts", "examples",
+                "version", "site", "prompts", "examples", "copies",
             }  # fmt: skip
             site = data.get("site")
             examples = data.get("examples")
@@ -204,6 +210,9 @@ class IndexManifest:
                 site=dict(_mapping(site, "site")) if site is not None else None,
                 prompts=tuple(PromptTemplate.from_dict(p) for p in _list(data.get("prompts", []), "prompts")),
                 examples=_string_map(examples, "examples") if examples is not None else None,
+                copies=tuple(
+                    tuple(_string_list(group, "copies")) for group in _list(data.get("copies", []), "copies")
+                ),
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
