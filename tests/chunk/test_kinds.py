@@ -234,3 +234,11 @@ def test_plain_docs_get_no_kind_and_a_given_kind_wins() -> None:
     settings = FileSettings(strategy=Strategy(chunk_by="h2"), metadata={"kind": "guide"})  # type: ignore[arg-type]
     chunks = with_kinds(chunk_file(SPEAKEASY_MODEL, "docs/models/x.md", settings).chunks)
     assert {chunk.metadata["kind"] for chunk in chunks} == {"guide"}
+
+
+def test_a_type_page_chunked_whole_is_a_model() -> None:
+    assert set(kinds("ts/docs/models/components/linkschema.md", SPEAKEASY_MODEL, chunk_by="file").values()) == {
+        "model"
+    }
+    readme = kinds("python/README.md", SPEAKEASY_README, chunk_by="file")
+    assert set(readme.values()) == {None}  # a README's properties table is no type

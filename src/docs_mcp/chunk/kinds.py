@@ -125,6 +125,14 @@ def _is_error_page(path: str, title: str) -> bool:
     return bool(folders & _ERROR_FOLDERS) or bool(_ERROR_TITLE.search(title.replace(" ", "")))
 
 
+def _is_type_section(chunk: Chunk) -> bool:
+    """Whether ``chunk`` holds a type's own section: its heading, or one inside it (a page chunked
+    whole), is a type heading over a field table, or an enum's / union's listing heading."""
+    headings = {_plain(chunk.heading), *(_plain(text) for _, text in _inner_headings(chunk.markdown))}
+    typed = {heading for heading in headings if _TYPE_HEADING.match(heading)}
+    return bool(typed & _LISTING_HEADINGS) or (bool(typed) and bool(_FIELD_TABLE.search(chunk.markdown)))
+
+
 def recognise(chunks: Sequence[Chunk]) -> list[str | None]:
     """The kind of each chunk of one file (None: none recognised), in order."""
     if not chunks:
@@ -134,12 +142,7 @@ def recognise(chunks: Sequence[Chunk]) -> list[str | None]:
     # A type's own section: a field table under a type heading ("Fields", "Properties"), or an
     # enum's "Values", a union's "Supported Types". A table elsewhere (a README's error properties)
     # is no type.
-    fields = [
-        not op
-        and _TYPE_HEADING.match(_plain(c.heading))
-        and (bool(_FIELD_TABLE.search(c.markdown)) or _plain(c.heading) in _LISTING_HEADINGS)
-        for c, op in zip(chunks, in_operation, strict=True)
-    ]
+    fields = [not op and _is_type_section(c) for c, op in zip(chunks, in_operation, strict=True)]
     first = chunks[0]
     type_page = any(fields) and not any(in_operation)
     type_kind = ERROR if _is_error_page(first.file_path, first.title or first.heading) else MODEL
