@@ -24,6 +24,8 @@ SPEAKEASY_OPERATIONS = """# Links
 ### Available Operations
 
 * [create](#create) - Create a link
+* [list](#list) - List links
+* [delete](#delete) - Delete a link
 
 ## create
 
@@ -184,7 +186,7 @@ await client.links.create({ url: "https://google.com" });
 
 def test_speakeasy_operations_models_enums_and_readme_topics() -> None:
     assert kinds("python/docs/sdks/links/README.md", SPEAKEASY_OPERATIONS) == {
-        "links/overview": None,
+        "links/overview": "overview",
         "links/create": "operation",
     }
     assert set(kinds("ts/docs/models/components/linkschema.md", SPEAKEASY_MODEL).values()) == {"model"}

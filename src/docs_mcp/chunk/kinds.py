@@ -19,6 +19,10 @@ SDK generators differ in file names but agree on shapes, which is what this read
   authentication, retries, timeouts, errors, pagination, streaming, file uploads, server selection,
   the HTTP client, debugging and logging, resource management.
 
+- **overview**: a section that is mostly a list of links to other sections (Speakeasy's
+  ``## Overview`` / ``### Available Operations``, a README's "Available Resources and Operations",
+  a table of contents): it names every operation and answers none.
+
 Anything else gets no kind (plain guides look like nothing here; a manifest may say ``guide``). A
 ``kind`` a manifest, front matter or hint already gave a chunk always wins. Pure: chunks in, chunks
 out; the ranking prior that reads the facet is ``docs_mcp.search.kind_prior``.
@@ -33,10 +37,10 @@ from pathlib import PurePosixPath
 
 from docs_mcp.chunk.chunks import Chunk
 
-__all__ = ["ERROR", "KIND", "MODEL", "OPERATION", "TOPIC", "with_kinds"]
+__all__ = ["ERROR", "KIND", "MODEL", "OPERATION", "OVERVIEW", "TOPIC", "with_kinds"]
 
 KIND = "kind"
-OPERATION, MODEL, ERROR, TOPIC = "operation", "model", "error", "topic"
+OPERATION, MODEL, ERROR, TOPIC, OVERVIEW = "operation", "model", "error", "topic", "overview"
 
 Path = tuple[str, ...]
 
@@ -66,6 +70,10 @@ _TOPIC = re.compile(
     r"custom http client|configuring the http client|http client|debugging|logging|"
     r"resource management|sdk example usage|usage|getting started|quickstart)$"
 )
+# A list item or table row that links somewhere: ``* [create](#create) - Create a link``.
+_LINK_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)\s*.*\]\([^)]*\)")
+OVERVIEW_LINKS = 2  # at least this many linking lines,
+OVERVIEW_SHARE = 0.6  # and this share of the section's non-blank, non-heading lines
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _README = re.compile(r"^(readme|usage|readme-\w+)\.mdx?$", re.IGNORECASE)
@@ -133,6 +141,12 @@ def _is_type_section(chunk: Chunk) -> bool:
     return bool(typed & _LISTING_HEADINGS) or (bool(typed) and bool(_FIELD_TABLE.search(chunk.markdown)))
 
 
+def _is_overview(chunk: Chunk) -> bool:
+    lines = [line for line in chunk.markdown.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    links = sum(bool(_LINK_LINE.match(line)) for line in lines)
+    return links >= OVERVIEW_LINKS and links >= OVERVIEW_SHARE * len(lines)
+
+
 def recognise(chunks: Sequence[Chunk]) -> list[str | None]:
     """The kind of each chunk of one file (None: none recognised), in order."""
     if not chunks:
@@ -153,6 +167,8 @@ def recognise(chunks: Sequence[Chunk]) -> list[str | None]:
             kinds.append(OPERATION)
         elif type_page or table:  # every section of a type's page (its example too)
             kinds.append(type_kind)
+        elif _is_overview(chunk):
+            kinds.append(OVERVIEW)
         elif readme and _TOPIC.match(_plain(chunk.heading)):
             kinds.append(TOPIC)
         else:

@@ -26,6 +26,7 @@ from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
 from docs_mcp.search.folding import Folder, path_words
 from docs_mcp.search.inference import Vocabulary
+from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query
 from docs_mcp.search.ranking import Ranker, Ranking
 from docs_mcp.search.snippets import make_snippet
@@ -94,9 +95,10 @@ class DocsIndex:
         )
         # Facet values whose chunks are MCP resources.
         self.resource_values = {n: list(t.resources) for n, t in taxonomy.items() if t.resources}
-        self._vocabulary = Vocabulary(
-            self.facets, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
-        )
+        # ``kind`` values are ordinary words ("error handling", "a fine-tuned model"): the kind prior
+        # reads what a question asks for, never a filter inferred from them.
+        named = {name: values for name, values in self.facets.items() if name != KIND}
+        self._vocabulary = Vocabulary(named, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language)
         self._folder = Folder(path_words(self._vocabulary.spellings))
         self._resource_ids: list[str] | None = None
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())

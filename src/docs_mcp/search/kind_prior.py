@@ -10,6 +10,8 @@ topic); this module is the only place that turns it into ranking.
   schema, values, or what it contains) keeps type pages as they rank and lowers operations a little.
 - Every other question is taken as how-to: type and error pages are lowered, so operations, topics
   and guides come first when they match about as well.
+- Overviews (lists of links to the operations) are lowered for both: they name everything and
+  answer nothing.
 
 A factor multiplies the hit's fused (or BM25) score, then the hits are sorted again; chunks without a
 ``kind`` (any index built from plain docs) are never touched, so such indexes rank as before. The
@@ -47,8 +49,10 @@ class KindPrior:
     """Score factors per kind: ``how_to`` for questions about doing something, ``type_question``
     for questions about a type; a kind not listed keeps its score."""
 
-    how_to: Mapping[str, float] = field(default_factory=lambda: {"model": 0.5, "error": 0.5})
-    type_question: Mapping[str, float] = field(default_factory=lambda: {"operation": 0.8})
+    how_to: Mapping[str, float] = field(
+        default_factory=lambda: {"model": 0.25, "error": 0.25, "overview": 0.5}
+    )
+    type_question: Mapping[str, float] = field(default_factory=lambda: {"operation": 0.8, "overview": 0.5})
 
     def apply(self, ranked: Ranked, query: str, kind_of: Callable[[str], str | None]) -> Ranked:
         """``ranked`` with each hit's score times its kind's factor, best first, ties by id."""
