@@ -107,7 +107,7 @@ def copy_key(hit: Section) -> tuple[str, ...]:
     """Hits with one key are copies of one page section in one SDK: the same API and language
     folders, the same file name (a ``README-PYPI.md`` as its ``README.md``) whatever the folder
     between (``packages/*/`` copies), and the same headings below the page title."""
-    api, language = (hit.file_path.split("/") + ["", ""])[:2]
+    api, language = [*hit.file_path.split("/"), "", ""][:2]
     name = _COPY_PARTS.sub("", PurePosixPath(hit.file_path).name.lower())
     return (api, language, name, *(h.lower() for h in hit.breadcrumb[1:]), hit.heading.lower())
 

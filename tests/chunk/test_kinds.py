@@ -41,7 +41,7 @@ res = d.links.create(url="https://google.com")
 
 | Parameter | Type | Required | Description |
 | --------- | ---- | -------- | ----------- |
-| `request` | [operations.CreateLinkRequestBody](../../models/operations/createlinkrequestbody.md) | :heavy_check_mark: | The request object. |
+| `request` | [CreateLinkRequestBody](../../models/x.md) | :heavy_check_mark: | The request. |
 
 ### Response
 
@@ -156,7 +156,7 @@ from acme.types import Link
 
 Methods:
 
-- <code title="post /links">client.links.<a href="./src/acme/resources/links.py">create</a>(\\*\\*<a href="src/acme/types/link_create_params.py">params</a>) -> <a href="./src/acme/types/link.py">Link</a></code>
+- <code title="post /links">client.links.<a href="./l.py">create</a>(\\*\\*params) -> Link</code>
 """
 
 # Fern: reference.md, a <details> block per method.
@@ -164,7 +164,7 @@ FERN_REFERENCE = """# Reference
 
 ## Links
 
-<details><summary><code>client.links.<a href="/src/api/resources/links/client/Client.ts">create</a>({ ...params }) -> Acme.Link</code></summary>
+<details><summary><code>client.links.<a href="/src/C.ts">create</a>({ ...p }) -> Link</code></summary>
 <dl>
 <dd>
 
@@ -239,8 +239,8 @@ def test_plain_docs_get_no_kind_and_a_given_kind_wins() -> None:
 
 
 def test_a_type_page_chunked_whole_is_a_model() -> None:
-    assert set(kinds("ts/docs/models/components/linkschema.md", SPEAKEASY_MODEL, chunk_by="file").values()) == {
-        "model"
-    }
+    assert set(
+        kinds("ts/docs/models/components/linkschema.md", SPEAKEASY_MODEL, chunk_by="file").values()
+    ) == {"model"}
     readme = kinds("python/README.md", SPEAKEASY_README, chunk_by="file")
     assert set(readme.values()) == {None}  # a README's properties table is no type

@@ -23,7 +23,10 @@ RETRIES = (
     "time to keep trying.\n\n```python\nres = acme.{op}(retries=RetryConfig('backoff'))\n```\n\n"
     "## Pagination\n\nCall next() on a page of {op} results.\n"
 )
-FIELDS = "# Link\n\n## Fields\n\n| Field | Type | Required | Description |\n| --- | --- | --- | --- |\n| `id` | str | yes | The link's id. |\n"
+FIELDS = (
+    "# Link\n\n## Fields\n\n| Field | Type | Required | Description |\n| --- | --- | --- | --- |\n"
+    "| `id` | str | yes | The link's id. |\n"
+)
 
 FILES = {
     "python/README.md": RETRIES.format(op="links.list"),
@@ -42,7 +45,10 @@ FILES = {
 def test_near_identical_sections_group_with_the_main_copy_first(tmp_path: Path) -> None:
     groups = copy_groups(load_corpus(write_docs(tmp_path / "docs", FILES)).chunks)
     assert groups == [
-        ["python/README.md#acme-python-client/pagination", "python/README-PYPI.md#acme-python-client/pagination"],
+        [
+            "python/README.md#acme-python-client/pagination",
+            "python/README-PYPI.md#acme-python-client/pagination",
+        ],
         ["python/README.md#acme-python-client/retries", "python/README-PYPI.md#acme-python-client/retries"],
         [
             "python/docs/models/link.md#link/fields",

@@ -147,7 +147,9 @@ def test_a_raw_folder_infers_the_language_and_its_name_stops_matching(
     Python page that says "python" the most over the one about creating links."""
     root = tmp_path_factory.mktemp("raw")
     files = {
-        "sdk/python/links.md": "# Links\n\n## create\n\nCreate a short link.\n\n```python\nsdk.links.create()\n```\n",
+        "sdk/python/links.md": (
+            "# Links\n\n## create\n\nCreate a short link.\n\n```python\nsdk.links.create()\n```\n"
+        ),
         "sdk/python/install.md": "# Install\n\n## Python versions\n\nPython 3.9 to Python 3.13; a venv.\n",
         "sdk/go/links.md": "# Links\n\n## Create\n\nCreate a short link.\n\n```go\nsdk.Links.Create()\n```\n",
     }

@@ -47,10 +47,13 @@ Path = tuple[str, ...]
 # Subsection headings of an operation, by role (lower case, emoji and punctuation taken out).
 _EXAMPLE = re.compile(r"^(example usage|examples?|usage|request example|code sample)$")
 _PARAMETERS = re.compile(r"^(parameters|arguments|request body|request parameters|path parameters)$")
-_RESPONSE = re.compile(r"^(response|responses|returns?|return type|return value|errors|http response details)$")
+_RESPONSE = re.compile(
+    r"^(response|responses|returns?|return type|return value|errors|http response details)$"
+)
 # A method signature line: Stainless ``<code title="post /links">``, Fern ``<summary><code>client.``.
 _SIGNATURE = re.compile(
-    r'<code title="(?:get|post|put|patch|delete) /|<summary><code>\w+(?:\.\w+)+\.?(?:<a |\w+\()', re.IGNORECASE
+    r'<code title="(?:get|post|put|patch|delete) /|<summary><code>\w+(?:\.\w+)+\.?(?:<a |\w+\()',
+    re.IGNORECASE,
 )
 # A field table's header row (leading pipe optional: OpenAPI Generator writes none), or an enum's.
 _FIELD_TABLE = re.compile(
@@ -121,7 +124,11 @@ def _operations(chunks: Sequence[Chunk]) -> set[Path]:
         subsections += [(own, text) for level, text in _inner_headings(chunk.markdown) if level > chunk.level]
         for parent, heading in subsections:
             name = _plain(heading)
-            for role, pattern in (("example", _EXAMPLE), ("parameters", _PARAMETERS), ("response", _RESPONSE)):
+            for role, pattern in (
+                ("example", _EXAMPLE),
+                ("parameters", _PARAMETERS),
+                ("response", _RESPONSE),
+            ):
                 if pattern.match(name):
                     roles.setdefault(parent, set()).add(role)
     found.update(path for path, seen in roles.items() if len(seen) >= 2 and path)

@@ -4,10 +4,10 @@ Generated SDK docs repeat themselves: a ``README-PYPI.md`` beside its ``README.m
 targets differ), per-package copies (``packages/azure/docs/models/...``, ``packages/gcp/...``) of
 the main client's pages, the same ``RetryConfig`` page in every SDK. Each copy would take its own
 rank. Two sections are copies when their files have the same name (a ``-pypi`` twin counted as its
-original), their heading paths are equal, and their texts, with case, punctuation, link targets and
-URLs taken out, share at least ``NEAR`` of their word pairs, and their facet values are equal (a twin whose example calls another
-operation stays a copy; two operations of one shape in different resources have different
-headings, so never are). Nothing is
+original), their heading paths and facet values are equal, and their texts, with case,
+punctuation, link targets and URLs taken out, share at least ``NEAR`` of their word pairs (a twin
+whose example calls another operation stays a copy; two operations of one shape in different
+resources have different headings, so never are; one section in two languages is folding's). Nothing is
 removed: every copy stays in the index and readable with ``get_doc``; the groups are recorded in the
 index manifest (``copies``), where search folds a group's hits into its best one (``also_in``), and
 ``validate`` counts them.
@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from itertools import pairwise
 
 from docs_mcp.chunk.chunks import Chunk
 
@@ -41,7 +42,7 @@ def _block(chunk: Chunk) -> tuple[str, ...]:
 
 def _pairs(chunk: Chunk) -> frozenset[tuple[str, str]]:
     words = _NOT_WORD.sub(" ", _LINK_TARGET.sub("]", chunk.markdown.lower())).split()
-    return frozenset(zip(words, words[1:], strict=False)) or frozenset({(" ".join(words), "")})
+    return frozenset(pairwise(words)) or frozenset({(" ".join(words), "")})
 
 
 def _near(one: frozenset[tuple[str, str]], other: frozenset[tuple[str, str]]) -> bool:

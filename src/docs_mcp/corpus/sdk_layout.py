@@ -2,7 +2,9 @@
 
 Shared by ``fix`` (which proposes them as manifests) and by ``load_corpus`` (a folder with no
 manifest at all gets them in memory, so a raw SDK folder builds with ``language`` and ``scope``
-facets, and filter inference works without running ``fix`` first). A folder named after a language (``typescript``, ``py``, ``golang``, ...) is an SDK folder when the
+facets, and filter inference works without running ``fix`` first).
+
+A folder named after a language (``typescript``, ``py``, ``golang``, ...) is an SDK folder when the
 layout says so: it sits beside other language folders (``dub/{go,python,typescript}``), under an
 ``sdks/`` (``sdks/<lang>/``), or its code fences are mostly in that language. A file belongs to
 the outermost SDK folder above it (``language`` = the folder's language, ``scope`` =

@@ -98,7 +98,9 @@ class DocsIndex:
         # ``kind`` values are ordinary words ("error handling", "a fine-tuned model"): the kind prior
         # reads what a question asks for, never a filter inferred from them.
         named = {name: values for name, values in self.facets.items() if name != KIND}
-        self._vocabulary = Vocabulary(named, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language)
+        self._vocabulary = Vocabulary(
+            named, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
+        )
         self._folder = Folder(path_words(self._vocabulary.spellings))
         self._resource_ids: list[str] | None = None
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
@@ -111,7 +113,14 @@ class DocsIndex:
         # Sections the build found to be copies of each other fold into one hit (search.copies).
         copies = CopyFolder(manifest.copies if config.fold else ())
         self._ranker = Ranker(
-            self._async_table, config, self._ef, self._catalog, self._folder, self.facets, self.vector_floor, copies
+            self._async_table,
+            config,
+            self._ef,
+            self._catalog,
+            self._folder,
+            self.facets,
+            self.vector_floor,
+            copies,
         )
 
     @classmethod

@@ -102,7 +102,6 @@ class Vocabulary:
                 inferred[facet] = named.pop()
         return inferred
 
-
     def without_names(self, query: str, inferred: Mapping[str, str]) -> str:
         """``query`` without the words that named the ``inferred`` values: they did their work as a
         filter, and as match terms they would favour every page that merely mentions the value
