@@ -58,6 +58,14 @@ def test_near_identical_sections_group_with_the_main_copy_first(tmp_path: Path) 
     ]
 
 
+def test_parts_of_one_cut_section_are_not_copies(tmp_path: Path) -> None:
+    words = " ".join(f"word{n % 7}" for n in range(3000))  # one section, cut into similar parts
+    docs = write_docs(tmp_path / "docs", {"guide.md": f"# Guide\n\n## Long\n\n{words}\n\n{words}\n"})
+    chunks = load_corpus(docs).chunks
+    assert len(chunks) > 1
+    assert copy_groups(chunks) == []
+
+
 def test_validate_counts_copies(tmp_path: Path) -> None:
     report = validate(write_docs(tmp_path / "docs", FILES))
     assert (report.copy_groups, report.copies) == (3, 4)

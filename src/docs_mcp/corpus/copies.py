@@ -65,13 +65,19 @@ def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
     for members in blocks.values():
         if len(members) < 2:
             continue
-        clusters: list[tuple[frozenset[tuple[str, str]], list[str]]] = []
+        # A cluster: its main copy's word pairs, its files, its ids. Parts of one cut section share
+        # a file and a heading: they are one section, never copies of each other.
+        clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[str]]] = []
         for chunk in sorted(members, key=_preference):
             pairs = _pairs(chunk)
-            home = next((ids for main, ids in clusters if _near(pairs, main)), None)
+            home = next(
+                (c for c in clusters if chunk.file_path not in c[1] and _near(pairs, c[0])),
+                None,
+            )
             if home is None:
-                clusters.append((pairs, [chunk.id]))
+                clusters.append((pairs, {chunk.file_path}, [chunk.id]))
             else:
-                home.append(chunk.id)
-        groups.extend(ids for _, ids in clusters if len(ids) > 1)
+                home[1].add(chunk.file_path)
+                home[2].append(chunk.id)
+        groups.extend(ids for _, _, ids in clusters if len(ids) > 1)
     return sorted(groups)
