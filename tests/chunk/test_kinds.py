@@ -244,3 +244,18 @@ def test_a_type_page_chunked_whole_is_a_model() -> None:
     ) == {"model"}
     readme = kinds("python/README.md", SPEAKEASY_README, chunk_by="file")
     assert set(readme.values()) == {None}  # a README's properties table is no type
+
+
+def test_an_oversized_operation_keeps_its_name_description_and_example_together() -> None:
+    """Cut at its subheadings for size, the operation's first chunk still holds its example."""
+    rows = "".join(f"| `p{n}` | str | no | Parameter number {n} of many. |\n" for n in range(60))
+    source = SPEAKEASY_OPERATIONS.replace("| `request` |", rows + "| `request` |")
+    settings = FileSettings(strategy=Strategy(chunk_by="h2", max_chunk_size=2000))  # type: ignore[arg-type]
+    chunks = {
+        c.id.partition("#")[2]: c for c in chunk_file(source, "docs/sdks/links/README.md", settings).chunks
+    }
+    lead = chunks["links/create"]
+    assert "Create a link for the authenticated workspace." in lead.markdown
+    assert "d.links.create(" in lead.markdown  # the example stays with the name
+    assert "links/create/example-usage" not in chunks
+    assert any(cid.startswith("links/create/parameters") for cid in chunks)  # the rest is still cut

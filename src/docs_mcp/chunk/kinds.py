@@ -37,7 +37,7 @@ from pathlib import PurePosixPath
 
 from docs_mcp.chunk.chunks import Chunk
 
-__all__ = ["ERROR", "KIND", "MODEL", "OPERATION", "OVERVIEW", "TOPIC", "with_kinds"]
+__all__ = ["ERROR", "KIND", "MODEL", "OPERATION", "OVERVIEW", "TOPIC", "is_example_heading", "with_kinds"]
 
 KIND = "kind"
 OPERATION, MODEL, ERROR, TOPIC, OVERVIEW = "operation", "model", "error", "topic", "overview"
@@ -85,6 +85,11 @@ _README = re.compile(r"^(readme|usage|readme-\w+)\.mdx?$", re.IGNORECASE)
 def _plain(heading: str) -> str:
     """A heading compared by role: lower case, letters, digits and single spaces."""
     return " ".join(re.sub(r"[^a-z0-9.]+", " ", heading.lower().replace("**", "")).split()).strip(". ")
+
+
+def is_example_heading(heading: str) -> bool:
+    """Whether ``heading`` titles an operation's example ("Example Usage", "Example", "🔌 Usage")."""
+    return bool(_EXAMPLE.match(_plain(heading)))
 
 
 def _inner_headings(markdown: str) -> list[tuple[int, str]]:
