@@ -20,7 +20,7 @@ from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
-from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.config import SearchConfig, with_index_fusion
 from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
@@ -83,6 +83,7 @@ class DocsIndex:
         self.manifest = manifest
         self.identity = manifest.identity
         self.facets: dict[str, list[str]] = {k: list(v) for k, v in manifest.facets.items()}
+        config = with_index_fusion(config, manifest.fusion)  # calibrated at build, when it was
         self.config = config
         self._table = table
         self._embedder = embedder
