@@ -259,3 +259,14 @@ def test_an_oversized_operation_keeps_its_name_description_and_example_together(
     assert "d.links.create(" in lead.markdown  # the example stays with the name
     assert "links/create/example-usage" not in chunks
     assert any(cid.startswith("links/create/parameters") for cid in chunks)  # the rest is still cut
+
+
+def test_a_guide_with_a_field_table_is_no_type_page() -> None:
+    guide = (
+        "# Deployment\n\nHow to deploy.\n\n## Setup\n\nSteps.\n\n## Scaling\n\nMore steps.\n\n"
+        "## Rollback\n\nUndo.\n\n## Properties\n\n| Name | Type | Description |\n| --- | --- | --- |\n"
+        "| `replicas` | int | How many. |\n"
+    )
+    found = kinds("docs/deployment.md", guide)
+    assert found["deployment/properties"] == "model"  # the table's own section
+    assert found["deployment/setup"] is None and found["deployment/scaling"] is None

@@ -11,8 +11,8 @@ SDK generators differ in file names but agree on shapes, which is what this read
   ``<summary><code>client.links.create(...)``). Its subsections, cut into chunks of their own, are
   operation too.
 - **model**: a type: a field table (``| Field | Type | ...``, OpenAPI Generator's ``Name | Type |
-  Description | Notes`` under ``## Properties``) or an enum's values; every section of a page that
-  holds one and no operation (its ``## Example Usage`` included).
+  Description | Notes`` under ``## Properties``) or an enum's values; every section of a small page
+  (``TYPE_PAGE_SECTIONS``) that holds one and no operation (its ``## Example Usage`` included).
 - **error**: a model whose page sits in an ``errors``/``sdkerrors``/``exceptions`` folder or whose
   title ends in ``Error`` or ``Exception``.
 - **topic**: a section of a README-like page about one client concern: installation,
@@ -62,6 +62,7 @@ _FIELD_TABLE = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 _TYPE_HEADING = re.compile(r"^(fields|properties|attributes|members|values|enum values|supported types)$")
+TYPE_PAGE_SECTIONS = 4  # at most this many sections on a type's page
 # Headings that make a type's section whatever follows (an enum's literals, a union's members).
 _LISTING_HEADINGS = frozenset({"values", "enum values", "supported types"})
 _ERROR_FOLDERS = frozenset({"errors", "sdkerrors", "exceptions", "error"})
@@ -170,7 +171,10 @@ def recognise(chunks: Sequence[Chunk]) -> list[str | None]:
     # is no type.
     fields = [not op and _is_type_section(c) for c, op in zip(chunks, in_operation, strict=True)]
     first = chunks[0]
-    type_page = any(fields) and not any(in_operation)
+    # A type's page is small: its title, an example, its fields (parts of one long table count once).
+    # A guide with a field table somewhere (a chart's values) is no type page: only that section is.
+    sections = {_path(chunk) for chunk in chunks}
+    type_page = any(fields) and not any(in_operation) and len(sections) <= TYPE_PAGE_SECTIONS
     type_kind = ERROR if _is_error_page(first.file_path, first.title or first.heading) else MODEL
     readme = bool(_README.match(PurePosixPath(first.file_path).name))
     kinds: list[str | None] = []
