@@ -58,6 +58,20 @@ def test_near_identical_sections_group_with_the_main_copy_first(tmp_path: Path) 
     ]
 
 
+def test_a_packages_readme_under_its_own_title_is_a_copy_of_the_main_one(tmp_path: Path) -> None:
+    files = {
+        "README.md": RETRIES.format(op="links.list"),
+        "packages/azure/README.md": RETRIES.format(op="links.list").replace("Acme Python", "Acme on Azure"),
+        "docs/sdks/links/README.md": "# Links\n\n## Retries\n\n" + RETRIES.split("## Retries\n\n")[1],
+    }
+    groups = copy_groups(load_corpus(write_docs(tmp_path / "docs", files)).chunks)
+    assert [
+        "README.md#acme-python-client/retries",
+        "packages/azure/README.md#acme-on-azure-client/retries",
+    ] in groups
+    assert not any(any(cid.startswith("docs/sdks/") for cid in group) for group in groups)  # another path
+
+
 def test_parts_of_one_cut_section_are_not_copies(tmp_path: Path) -> None:
     words = " ".join(f"word{n % 7}" for n in range(3000))  # one section, cut into similar parts
     docs = write_docs(tmp_path / "docs", {"guide.md": f"# Guide\n\n## Long\n\n{words}\n\n{words}\n"})
