@@ -57,13 +57,20 @@ class Figures:
     unfiltered: int = 0  # queries sent without a language filter
     repeated_strict: int = 0
     repeated_loose: int = 0
+    hit1: int = 0  # questions whose first hit is relevant
+    hit3: int = 0  # questions with a relevant hit in the top 3
+    slots: int = 0  # top-k slots shown
+    type_slots: int = 0  # of those, type/model pages (``is_type_page``)
+    duplicate_slots: int = 0  # of those, copies of a hit above them (``copy_key``)
     details: list[dict[str, object]] = field(default_factory=list)
 
     def line(self, name: str, k: int) -> str:
         n = self.queries or 1
         return (
-            f"{name:18s} {self.queries:3d} queries  recall@{k} {self.recall / n:.3f}  "
-            f"MRR@{k} {self.reciprocal_rank / n:.3f}  repeated sections (strict/loose) "
+            f"{name:18s} {self.queries:3d} queries  hit@1 {self.hit1 / n:.3f}  hit@3 {self.hit3 / n:.3f}  "
+            f"recall@{k} {self.recall / n:.3f}  MRR@{k} {self.reciprocal_rank / n:.3f}  "
+            f"type pages {self.type_slots / (self.slots or 1):.0%}  "
+            f"duplicates {self.duplicate_slots / (self.slots or 1):.0%}  repeated sections (strict/loose) "
             f"{self.repeated_strict}/{self.repeated_loose} of {self.unfiltered} without a language filter"
         )
 
@@ -80,7 +87,29 @@ def _answer_key(entry: str) -> tuple[str, str]:
 
 
 def _matches(entry: str, hit: Section) -> bool:
-    return hit.chunk_id == entry if "#" in entry else hit.file_path == entry
+    """Whether ``hit`` (or a copy folded into it, ``also_in``) is ``entry``."""
+    ids = [hit.chunk_id, *(variant.chunk_id for variant in hit.also_in)]
+    if "#" in entry:  # the section, a part of it (``-part-N``) or one of its subsections
+        return any(cid == entry or cid.startswith((entry + "/", entry + "-part-")) for cid in ids)
+    return any(cid.partition("#")[0] == entry for cid in ids)
+
+
+_TYPE_FOLDERS = re.compile(r"(^|/)docs/(models|lib/utils)/")
+_COPY_PARTS = re.compile(r"(^|/)packages/[^/]+/|-pypi(?=\.md$)")
+
+
+def is_type_page(hit: Section) -> bool:
+    """A generated type/model page (Speakeasy's ``docs/models/**``, ``docs/lib/utils/**``)."""
+    return bool(_TYPE_FOLDERS.search(hit.file_path))
+
+
+def copy_key(hit: Section) -> tuple[str, ...]:
+    """Hits with one key are copies of one page section in one SDK: the same API and language
+    folders, the same file name (a ``README-PYPI.md`` as its ``README.md``) whatever the folder
+    between (``packages/*/`` copies), and the same headings below the page title."""
+    api, language = [*hit.file_path.split("/"), "", ""][:2]
+    name = _COPY_PARTS.sub("", PurePosixPath(hit.file_path).name.lower())
+    return (api, language, name, *(h.lower() for h in hit.breadcrumb[1:]), hit.heading.lower())
 
 
 def _part(hit: Section) -> int:
@@ -124,8 +153,12 @@ def evaluate(
     """Figures per category and ``all``."""
     figures: dict[str, Figures] = defaultdict(Figures)
     for query in queries:
-        page = index.search(SearchRequest(query.query, filters=dict(query.filters), limit=k, mode=mode))
+        # A raw folder's index may lack a facet the question filters on: sent without that filter.
+        filters = {name: value for name, value in query.filters.items() if name in index.facets}
+        page = index.search(SearchRequest(query.query, filters=filters, limit=k, mode=mode))
         recall, rr = score(query, page.hits)
+        keys = [copy_key(hit) for hit in page.hits]
+        copies = sum(key in keys[:i] for i, key in enumerate(keys))
         strict = repeated(page.hits, strict=True)
         loose = repeated(page.hits, strict=False)
         for name in (query.category, "all"):
@@ -133,7 +166,12 @@ def evaluate(
             f.queries += 1
             f.recall += recall
             f.reciprocal_rank += rr
-            if LANGUAGE not in query.filters:
+            f.hit1 += rr == 1.0
+            f.hit3 += rr >= 1 / 3
+            f.slots += len(page.hits)
+            f.type_slots += sum(map(is_type_page, page.hits))
+            f.duplicate_slots += copies
+            if LANGUAGE not in filters:
                 f.unfiltered += 1
                 f.repeated_strict += strict
                 f.repeated_loose += loose

@@ -14,7 +14,7 @@ from testkit.evaldata_sets import SDK_QUERIES, materialize_sdk_corpora
 
 pytestmark = pytest.mark.timeout(300)
 
-CATEGORIES = {"language-in-query", "filter", "any-language"}
+CATEGORIES = {"language-in-query", "filter", "any-language", "type-fields"}
 # How the questions name a language (the aliases a developer types).
 NAMED = {
     "python": r"\bpython\b",

@@ -162,14 +162,14 @@ def test_without_a_language_one_section_in_four_languages_is_one_hit(sdk_index: 
         h for h in _hits(sdk_index, "retry configuration backoff") if h.chunk_id.endswith("configuration")
     ]
     folded = next(h for h in retry if h.also_in)
-    languages = {folded.facets["language"], *(v.value for v in folded.also_in)}
+    languages = {folded.facets["language"], *(v.value for v in folded.also_in if v.facet == "language")}
     assert languages == {"go", "java", "python", "typescript"}
-    assert all(v.facet == "language" for v in folded.also_in)
-    # README-PYPI (the same language) and the other API's README are other sections, not variants.
-    assert {h.chunk_id for h in retry if not h.also_in} == {
-        "python/README-PYPI.md#retry-configuration",
-        "other/README.md#retry-configuration",
-    }
+    # README-PYPI (the same language) is no language variant: it folds in as a copy of the Python
+    # README's section (issue 31); the other API's README is another section.
+    copies = [v for v in folded.also_in if v.facet == "copy"]
+    assert [v.chunk_id for v in copies] == ["python/README-PYPI.md#retry-configuration"]
+    assert {v.facet for v in folded.also_in} == {"language", "copy"}
+    assert {h.chunk_id for h in retry if not h.also_in} == {"other/README.md#retry-configuration"}
     # It is the best-scoring of the four: the scores before folding say so.
     unfolded = DocsIndex.open(sdk_index.path, config=replace(SearchConfig(), fold=False))
     scores = {h.chunk_id: h.score for h in _all(unfolded, "retry configuration backoff")}
@@ -210,7 +210,8 @@ def test_an_index_whose_taxonomy_does_not_fold_is_unchanged(tmp_path: Path) -> N
     build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
     index = DocsIndex.open(tmp_path / "out")
     assert index.collapse_facets == []
-    assert not any(h.also_in for h in _hits(index, "retry configuration backoff"))
+    # Nothing folds across languages; only copies within one (README-PYPI, issue 31) do.
+    assert {v.facet for h in _hits(index, "retry configuration backoff") for v in h.also_in} == {"copy"}
 
 
 @pytest.fixture(scope="module")
@@ -225,7 +226,7 @@ def sdk_hybrid(tmp_path_factory: pytest.TempPathFactory) -> DocsIndex:
 def test_hybrid_and_vector_rankings_fold_and_page_the_same_way(sdk_hybrid: DocsIndex, mode: str) -> None:
     whole = sdk_hybrid.search(SearchRequest("retry configuration", limit=50, mode=mode))  # type: ignore[arg-type]
     assert whole.mode == mode
-    assert any(len(h.also_in) == 3 for h in whole.hits)
+    assert any(sum(v.facet == "language" for v in h.also_in) == 3 for h in whole.hits)
     paged: list[Section] = []
     while len(paged) < len(whole.hits):
         page = sdk_hybrid.search(SearchRequest("retry configuration", limit=4, offset=len(paged), mode=mode))  # type: ignore[arg-type]

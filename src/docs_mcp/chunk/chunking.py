@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.chunk.kinds import is_example_heading
 from docs_mcp.chunk.packing import pack
 from docs_mcp.chunk.pieces import Piece, Source
 from docs_mcp.chunk.rendering import PREAMBLE, Renderer, embedding_input
@@ -238,8 +239,27 @@ class _Chunker:
         starts = [
             index for index in content if self.blocks[index].is_heading and self.blocks[index].level == depth
         ]
-        subpieces = self._segment(piece, content, starts, lambda _: piece.scope)
+        subpieces = self._keep_example_with_name(
+            piece, self._segment(piece, content, starts, lambda _: piece.scope)
+        )
         return [refined for sub in subpieces for refined in self.refine(sub)]
+
+    def _keep_example_with_name(self, piece: Piece, subpieces: list[Piece]) -> list[Piece]:
+        """An operation cut at its subheadings keeps its name, description and first example in one
+        chunk: the lead (the section's own heading and text) takes in the example subsection right
+        after it when the two fit ``max_chunk_size`` together; else the example is a chunk of its own,
+        as every other subsection."""
+        if len(subpieces) < 2 or subpieces[0].heading != piece.heading:
+            return subpieces
+        lead, example = subpieces[0], subpieces[1]
+        if example.heading is None or not is_example_heading(self.blocks[example.heading].text):
+            return subpieces
+        if not (lead.whole_lines and example.whole_lines):
+            return subpieces
+        if self.source.size(lead.start_line, example.end_line) > piece.scope.max_size:
+            return subpieces
+        lead.end_line = example.end_line  # the example's heading now counts as text of the lead
+        return [lead, *subpieces[2:]]
 
     def _parts(self, piece: Piece, size: int) -> list[Piece]:
         """Parts that fit ``max_chunk_size``: between top-level blocks, and inside a block that does

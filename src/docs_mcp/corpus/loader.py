@@ -6,7 +6,9 @@ the same files, the same settings and the same problems.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -15,8 +17,9 @@ from pathlib import Path
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.kinds import with_kinds
 from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
-from docs_mcp.corpus.docs_manifest import DocsManifest, TaxonomyEntry, parse_manifest
+from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
 from docs_mcp.corpus.facets import (
     FacetSpec,
     SettingsResolver,
@@ -34,6 +37,7 @@ from docs_mcp.corpus.files import (
 )
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
 from docs_mcp.corpus.prompts import read_templates
+from docs_mcp.corpus.sdk_layout import fences_of, infer_layout, layout_manifests
 from docs_mcp.corpus.site import Site, detect_site
 from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.corpus.sites import MDX_GENERATOR
@@ -74,6 +78,8 @@ class Corpus(HasFindings):
     # Each file's chunk cache key (``chunk_cache.file_key``) when loaded with a cache, by path.
     file_keys: dict[str, str] = field(default_factory=dict)
     prompts: list[PromptTemplate] = field(default_factory=list)  # the valid ``*.template.md``, by path
+    # The SDK folders whose facets came from the layout (a folder without manifests: see sdk_layout.py).
+    layout_facets: list[str] = field(default_factory=list)
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
@@ -187,8 +193,6 @@ def _load(
     contents: dict[str, bytes] = {}  # what the content hash covers
     root = source.root
     manifests = _load_manifests(source, tree.manifests, findings, contents)
-    facets = facets_of(manifests.values())
-    resolver = SettingsResolver(manifests)
     root_manifest = manifests.get("")
     site = detect_site(root, site_config, root_manifest.site if root_manifest is not None else None)
     findings.extend(site.findings)
@@ -200,7 +204,7 @@ def _load(
     paths = sorted(path for suffix in generator.extensions for path in by_suffix.get(suffix, []))
     if tree.mdx and ".mdx" not in generator.extensions:
         findings.append(_mdx_unread(tree.mdx, site))
-    jobs: list[Job] = []
+    texts: list[tuple[str, str]] = []
     for path in paths:
         data = source.read(path, findings, rule="unreadable-file")
         text = decode_utf8(data, path, findings) if data is not None else None
@@ -209,7 +213,13 @@ def _load(
         contents[path] = data
         if pages is not None:
             text = pages.prepare(path, text)
-        jobs.append((text, path, resolver.settings(path)))
+        texts.append((text, path))
+    # A folder without any manifest gets the facets its layout says (what ``fix`` would propose).
+    layout = _layout_manifests(texts) if not manifests else {}
+    governing = {**layout, **manifests}
+    facets = facets_of(governing.values())
+    resolver = SettingsResolver(governing)
+    jobs: list[Job] = [(text, path, resolver.settings(path)) for text, path in texts]
     keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
     files: list[ChunkedFile] = []
@@ -225,7 +235,7 @@ def _load(
             if pages is not None:
                 chunked, site_findings = pages.finish(chunked)
                 findings.extend(site_findings)
-            files.append(chunked)
+            files.append(dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks)))
     if not any(chunked.chunks for chunked in files):
         findings.append(_empty(root, site, generator.extensions, len(paths)))
     for chunked in files:
@@ -247,7 +257,7 @@ def _load(
         facets=facets,
         instructions=root_manifest.instructions if root_manifest is not None else None,
         content_hash=_content_hash(contents),
-        taxonomy=merged_taxonomy(manifests.values()),
+        taxonomy=merged_taxonomy(governing.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
         library_version=root_manifest.library_version if root_manifest is not None else None,
         manifests=manifests,
@@ -256,6 +266,7 @@ def _load(
         stub_chunks=pages.stub_chunks if pages is not None else 0,
         file_keys={job[1]: key for job, key in zip(jobs, keys, strict=True)} if cache is not None else {},
         prompts=prompts,
+        layout_facets=sorted(folder for folder in layout if folder),
     )
 
 
@@ -325,6 +336,18 @@ def _load_manifests(
         if data is not None:
             contents[path] = data
     return manifests
+
+
+def _layout_manifests(texts: list[tuple[str, str]]) -> dict[str, DocsManifest]:
+    """The manifests ``sdk_layout`` infers for a folder without any, by folder (empty: no SDK folder)."""
+    layout = infer_layout(fences_of(path, text) for text, path in texts)
+    inferred: dict[str, DocsManifest] = {}
+    for folder, data in layout_manifests(layout, [path for _, path in texts]).items():
+        path = f"{folder}/{MANIFEST_NAME}" if folder else MANIFEST_NAME
+        manifest, problems = parse_manifest(json.dumps(data).encode(), path)
+        assert not problems, problems  # built from the schema's own shape
+        inferred[folder] = manifest
+    return inferred
 
 
 def _content_hash(contents: Mapping[str, bytes]) -> str:

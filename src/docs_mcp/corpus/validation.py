@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docs_mcp.corpus.copies import copy_groups
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.errors import Finding
@@ -40,6 +41,10 @@ class ValidationReport(HasFindings):
     strict: bool = False
     site: dict[str, Any] | None = None  # the site generator found (``Site.to_dict``); None: plain markdown
     stub_chunks: int = 0
+    # Sections that are copies of another (``copies.py``): groups, and the copies beyond each group's
+    # main one (search shows each group as one hit).
+    copy_groups: int = 0
+    copies: int = 0
 
     @property
     def ok(self) -> bool:
@@ -53,6 +58,15 @@ class ValidationReport(HasFindings):
             f"validated {self.file_count} files ({self.chunk_count} chunks) in {self.seconds:.2f} s: "
             f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}{strict}"
             + self._site_summary()
+            + self._copies_summary()
+        )
+
+    def _copies_summary(self) -> str:
+        if not self.copies:
+            return ""
+        return (
+            f"; {self.copies} section{'s' * (self.copies != 1)} repeat{'s' * (self.copies == 1)} "
+            f"{self.copy_groups} other{'s' * (self.copy_groups != 1)} (copies: one hit each)"
         )
 
     def site_counts(self) -> dict[str, int]:
@@ -85,6 +99,7 @@ class ValidationReport(HasFindings):
             "site": self.site,
             "site_findings": self.site_counts(),
             "stub_chunks": self.stub_chunks,
+            "copies": {"groups": self.copy_groups, "sections": self.copies},
             "findings": [_finding_json(f) for f in self.findings],
         }
 
@@ -112,6 +127,7 @@ def validate(docs_dir: Path, *, strict: bool = False, site_config: Path | None =
     """
     started = time.perf_counter()
     corpus = load_corpus(docs_dir, site_config=site_config)
+    groups = copy_groups(corpus.chunks)
     return ValidationReport(
         findings=corpus.findings,
         file_count=len(corpus.files),
@@ -120,4 +136,6 @@ def validate(docs_dir: Path, *, strict: bool = False, site_config: Path | None =
         strict=strict,
         site=corpus.site.to_dict(Path(docs_dir)) if corpus.site.recognised else None,
         stub_chunks=corpus.stub_chunks,
+        copy_groups=len(groups),
+        copies=sum(len(group) - 1 for group in groups),
     )

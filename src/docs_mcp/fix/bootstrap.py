@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME
-from docs_mcp.fix.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout
+from docs_mcp.fix.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout, taxonomy
 from docs_mcp.fix.outline import FileOutline
 from docs_mcp.fix.strategy_choice import Decision, choose
 
@@ -69,13 +69,6 @@ def draft_manifests(
     for draft in drafts:
         _order_keys(draft.data)
     return drafts
-
-
-def taxonomy(layout: Layout) -> dict[str, Any]:
-    return {
-        LANGUAGE: {"vector_collapse": True, "properties": {language: {} for language in layout.languages}},
-        SCOPE: {"properties": {GLOBAL_GUIDE: {}, SDK_SPECIFIC: {}}},
-    }
 
 
 def _strategies(draft: ManifestDraft, decisions: list[Decision]) -> None:

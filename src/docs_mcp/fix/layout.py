@@ -1,136 +1,28 @@
-"""Facets from the layout: which folders are SDKs, in which language, and what is global.
+"""Facets from the layout: see ``docs_mcp.corpus.sdk_layout``, where the inference lives (the build
+infers the same facets for a folder without manifests)."""
 
-A folder named after a language (``typescript``, ``py``, ``golang``, ...) is an SDK folder when the
-layout says so: it sits beside other language folders (``dub/{go,python,typescript}``), under an
-``sdks/`` (``sdks/<lang>/``), or its code fences are mostly in that language. A file belongs to
-the outermost SDK folder above it (``language`` = the folder's language, ``scope`` =
-``sdk-specific``); every other file is a ``global-guide``.
-"""
+from docs_mcp.corpus.sdk_layout import (
+    GLOBAL_GUIDE,
+    LANGUAGE,
+    LANGUAGE_NAMES,
+    SCOPE,
+    SDK_PARENTS,
+    SDK_SPECIFIC,
+    Layout,
+    SdkFolder,
+    infer_layout,
+    taxonomy,
+)
 
-from __future__ import annotations
-
-from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import PurePosixPath
-
-from docs_mcp.fix.outline import FileOutline
-
-LANGUAGE = "language"
-SCOPE = "scope"
-SDK_SPECIFIC = "sdk-specific"
-GLOBAL_GUIDE = "global-guide"
-
-# Folder names and code fence info strings -> the language facet value.
-LANGUAGE_NAMES: Mapping[str, str] = {
-    "typescript": "typescript",
-    "ts": "typescript",
-    "tsx": "typescript",
-    "javascript": "javascript",
-    "js": "javascript",
-    "jsx": "javascript",
-    "python": "python",
-    "py": "python",
-    "go": "go",
-    "golang": "go",
-    "java": "java",
-    "kotlin": "kotlin",
-    "kt": "kotlin",
-    "csharp": "csharp",
-    "cs": "csharp",
-    "dotnet": "csharp",
-    "php": "php",
-    "ruby": "ruby",
-    "rb": "ruby",
-    "swift": "swift",
-    "rust": "rust",
-    "rs": "rust",
-    "terraform": "terraform",
-    "hcl": "terraform",
-}
-SDK_PARENTS = frozenset({"sdks", "sdk", "clients", "client-libraries", "libraries", "libs"})
-# A language folder without siblings or an sdks/ parent must show it in its code: this share of
-# its fences (and at least MIN_FENCES of them).
-FENCE_SHARE = 0.6
-MIN_FENCES = 5
-
-
-@dataclass(frozen=True)
-class SdkFolder:
-    """A folder holding one SDK's docs."""
-
-    folder: str  # posix, relative to the docs root
-    language: str
-    files: int
-    fences: int  # code fences in its files
-    fences_in_language: int  # of those, fences in its language
-    evidence: str  # why it is an SDK folder, for the proposal's reasoning
-
-    @property
-    def parent(self) -> str:
-        parent = str(PurePosixPath(self.folder).parent)
-        return "" if parent == "." else parent
-
-
-@dataclass(frozen=True)
-class Layout:
-    sdk_folders: tuple[SdkFolder, ...]
-
-    def sdk_of(self, path: str) -> SdkFolder | None:
-        """The SDK folder a file (posix path) belongs to, if any."""
-        return next((sdk for sdk in self.sdk_folders if path.startswith(sdk.folder + "/")), None)
-
-    @property
-    def languages(self) -> tuple[str, ...]:
-        return tuple(sorted({sdk.language for sdk in self.sdk_folders}))
-
-
-def infer_layout(outlines: Iterable[FileOutline]) -> Layout:
-    """The SDK folders of a docs folder, outermost first. Raises nothing."""
-    files = list(outlines)
-    folders = {folder for outline in files for folder in _ancestors(outline.folder)}
-    found: list[SdkFolder] = []
-    for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
-        name = PurePosixPath(folder).name.lower()
-        if name not in LANGUAGE_NAMES or any(folder.startswith(sdk.folder + "/") for sdk in found):
-            continue
-        language = LANGUAGE_NAMES[name]
-        inside = [outline for outline in files if outline.path.startswith(folder + "/")]
-        fences = Counter(
-            LANGUAGE_NAMES.get(info, info)
-            for outline in inside
-            for info in outline.fence_languages.elements()
-        )
-        total, matching = sum(fences.values()), fences[language]
-        evidence = _evidence(folder, folders, total, matching)
-        if evidence:
-            found.append(SdkFolder(folder, language, len(inside), total, matching, evidence))
-    return Layout(tuple(found))
-
-
-def _ancestors(folder: str) -> list[str]:
-    parts = folder.split("/") if folder else []
-    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
-
-
-def _evidence(folder: str, folders: set[str], fences: int, matching: int) -> str:
-    """Why ``folder`` (named after a language) holds an SDK; "" when nothing says so."""
-    path = PurePosixPath(folder)
-    parent = "" if str(path.parent) == "." else str(path.parent)
-    siblings = sorted(
-        PurePosixPath(f).name
-        for f in folders
-        if f != folder
-        and str(PurePosixPath(f).parent) == (parent or ".")
-        and PurePosixPath(f).name.lower() in LANGUAGE_NAMES
-    )
-    code = (
-        f"{matching} of its {fences} code blocks are in that language" if fences else "it has no code blocks"
-    )
-    if siblings:
-        return f"it sits beside other language folders ({', '.join(siblings)}); {code}"
-    if path.parent.name.lower() in SDK_PARENTS:
-        return f"it is under {path.parent.name}/; {code}"
-    if fences >= MIN_FENCES and matching >= FENCE_SHARE * fences:
-        return code
-    return ""
+__all__ = [
+    "GLOBAL_GUIDE",
+    "LANGUAGE",
+    "LANGUAGE_NAMES",
+    "SCOPE",
+    "SDK_PARENTS",
+    "SDK_SPECIFIC",
+    "Layout",
+    "SdkFolder",
+    "infer_layout",
+    "taxonomy",
+]

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from docs_mcp import __version__
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.chunk_cache import ChunkCache
+from docs_mcp.corpus.copies import copy_groups
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
@@ -183,6 +184,7 @@ def build(options: BuildOptions) -> BuildResult:
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
         prompts=tuple(corpus.prompts),
         examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
+        copies=tuple(tuple(group) for group in copy_groups(chunks)),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     row_cache = RowCache(cache_dir)

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from docs_mcp.search.facets import SPEC_FACETS, FacetConventions
 from docs_mcp.search.fusion import FusionConfig
+from docs_mcp.search.kind_prior import KindPrior
 from docs_mcp.search.types import SearchMode
 from docs_mcp.store.columns import FTS_BODY, FTS_CRUMBS
 
-__all__ = ["SearchConfig"]
+__all__ = ["SearchConfig", "with_index_fusion"]
 
 
 # See SearchConfig.vector_floors.
@@ -59,7 +60,23 @@ class SearchConfig:
     # reach, per embedding model (the key is a prefix of the index's recorded model); a model not
     # listed has no floor. Calibrated on claude-docs, the SDK set and nonsense queries (docs/answers.md).
     vector_floors: Mapping[str, float] = field(default_factory=lambda: dict(VECTOR_FLOORS))
+    # How the ``kind`` facet (operation, model, error, topic) weighs hits by what the question asks
+    # for (``docs_mcp.search.kind_prior``); None turns it off. Indexes without the facet ignore it.
+    kind_prior: KindPrior | None = field(default_factory=KindPrior)
 
     def vector_floor(self, model: str) -> float | None:
         """The floor of the embedding ``model`` (None: no floor)."""
         return next((floor for prefix, floor in self.vector_floors.items() if model.startswith(prefix)), None)
+
+
+def with_index_fusion(config: SearchConfig, recorded: Mapping[str, float] | None) -> SearchConfig:
+    """``config`` with the fusion an index recorded (its manifest's ``fusion``: ``text_weight``,
+    ``vector_floor``, from ``build --calibrate``) in place of the defaults; what a caller set itself
+    (a fusion or floors other than the defaults) stays."""
+    if not recorded:
+        return config
+    if "text_weight" in recorded and config.fusion == FusionConfig():
+        config = replace(config, fusion=replace(config.fusion, text_weight=recorded["text_weight"]))
+    if "vector_floor" in recorded and dict(config.vector_floors) == VECTOR_FLOORS:
+        config = replace(config, vector_floors={"": recorded["vector_floor"]})  # "" prefixes every model
+    return config

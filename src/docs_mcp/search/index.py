@@ -21,11 +21,13 @@ from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
-from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.config import SearchConfig, with_index_fusion
+from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
 from docs_mcp.search.folding import Folder, path_words
 from docs_mcp.search.inference import Vocabulary
+from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query
 from docs_mcp.search.ranking import Ranker, Ranking
 from docs_mcp.search.snippets import make_snippet
@@ -103,6 +105,7 @@ class DocsIndex:
         self.manifest = manifest
         self.identity = manifest.identity
         self.facets: dict[str, list[str]] = {k: list(v) for k, v in manifest.facets.items()}
+        config = with_index_fusion(config, manifest.fusion)  # calibrated at build, when it was
         self.config = config
         self._table = table
         self._embedder = embedder
@@ -115,8 +118,11 @@ class DocsIndex:
         )
         # Facet values whose chunks are MCP resources.
         self.resource_values = {n: list(t.resources) for n, t in taxonomy.items() if t.resources}
+        # ``kind`` values are ordinary words ("error handling", "a fine-tuned model"): the kind prior
+        # reads what a question asks for, never a filter inferred from them.
+        named = {name: values for name, values in self.facets.items() if name != KIND}
         self._vocabulary = Vocabulary(
-            self.facets, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
+            named, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
         )
         self._folder = Folder(path_words(self._vocabulary.spellings))
         self._resource_ids: list[str] | None = None
@@ -127,8 +133,17 @@ class DocsIndex:
         self.vector_floor = (
             config.vector_floor(manifest.embedding.model) if manifest.embedding is not None else None
         )
+        # Sections the build found to be copies of each other fold into one hit (search.copies).
+        copies = CopyFolder(manifest.copies if config.fold else ())
         self._ranker = Ranker(
-            self._async_table, config, self._ef, self._catalog, self._folder, self.facets, self.vector_floor
+            self._async_table,
+            config,
+            self._ef,
+            self._catalog,
+            self._folder,
+            self.facets,
+            self.vector_floor,
+            copies,
         )
 
     @classmethod
@@ -202,7 +217,9 @@ class DocsIndex:
             if vector is None:
                 mode, fallback = "fulltext", problem
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
-        ranking = Ranking(mode, request.query, vector, preferred, where)
+        # The full-text leg matches the words that did not name an inferred filter value.
+        terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
+        ranking = Ranking(mode, terms, vector, preferred, where)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         sections = self._catalog.sections(

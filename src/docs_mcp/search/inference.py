@@ -102,6 +102,25 @@ class Vocabulary:
                 inferred[facet] = named.pop()
         return inferred
 
+    def without_names(self, query: str, inferred: Mapping[str, str]) -> str:
+        """``query`` without the words that named the ``inferred`` values: they did their work as a
+        filter, and as match terms they would favour every page that merely mentions the value
+        ("... in python" matching each page that says "python"). ``query`` itself when nothing
+        else would be left."""
+        tokens = words(query)
+        spans = [
+            name.words
+            for facet, value in inferred.items()
+            for name in self._names.get(facet, ())
+            if name.value == value and _named(name, tokens)
+        ]
+        stripped = query
+        for span in sorted(spans, key=len, reverse=True):
+            pattern = r"[\W_]+".join(re.escape(word) for word in span)
+            stripped = re.sub(rf"(?<![^\W_]){pattern}(?![^\W_])", " ", stripped, flags=re.IGNORECASE)
+        left = [word for word in words(stripped) if word not in STOP_WORDS]
+        return " ".join(stripped.split()) if left else query
+
 
 def _builtin_synonyms(values: Sequence[str]) -> dict[str, frozenset[str]]:
     present = {value.lower(): value for value in values}

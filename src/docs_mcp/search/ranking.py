@@ -13,9 +13,11 @@ from typing import Any
 from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
+from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
+from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query, is_long
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 
@@ -55,8 +57,10 @@ class Ranker:
         folder: Folder,
         facets: Mapping[str, Sequence[str]],
         floor: float | None = None,
+        copies: CopyFolder | None = None,
     ) -> None:
         self._floor = floor
+        self._copies = copies or CopyFolder(())
         self._table = table
         self._config = config
         self._ef = ef
@@ -64,6 +68,8 @@ class Ranker:
         self._folder = folder
         self._facets = facets
         self._frequencies = WordFrequencies(table)
+        # The kind prior applies to indexes whose sections carry a ``kind`` (generated SDK docs).
+        self._prior = config.kind_prior if KIND in facets else None
 
     def folded(
         self, ranking: Ranking, folding: list[str], wanted: int
@@ -76,8 +82,8 @@ class Ranker:
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
-        depth = wanted
-        if folding:
+        depth = wanted if self._prior is None else max(wanted, self._config.min_candidates)
+        if folding or self._copies:
             # At least the hybrid candidate depth, so a first page's hits list their variants ranked
             # among the top candidates whatever the page size. A hybrid ranking starts at exactly
             # that depth: its fused order depends on the depth (each leg is normalised over what it
@@ -89,9 +95,14 @@ class Ranker:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
             ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched))
-            if not folding:
+            if not folding and not self._copies:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts, matched
-            hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
+            hits = (
+                self._folder.fold(ranked, self._catalog.hit_row, folding)
+                if folding
+                else [FoldedHit(cid, score) for cid, score in ranked]
+            )
+            hits = self._copies.fold(hits)
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)
@@ -112,6 +123,18 @@ class Ranker:
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
     async def _leg_ranking(
+        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
+    ) -> tuple[Ranked, bool]:
+        """:meth:`_legs`, with the kind prior applied when the index has kinds."""
+        ranked, complete = await self._legs(ranking, where, wanted, texts, matched)
+        if self._prior is None:
+            return ranked, complete
+        return self._prior.apply(ranked, ranking.query, self._kind_of), complete
+
+    def _kind_of(self, chunk_id: str) -> str | None:
+        return self._catalog.hit_row(chunk_id).facets.get(KIND)
+
+    async def _legs(
         self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go

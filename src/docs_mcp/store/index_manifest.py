@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +109,13 @@ class IndexManifest:
     # publish its schema before the table is opened: optional within format 3, absent in older indexes
     # (their servers publish no examples).
     examples: dict[str, str] | None = None
+    # Groups of chunk ids that are copies of one section (``corpus.copies``), the main copy first:
+    # search folds each group's hits into one. Optional within format 3, written only when there are
+    # any (an older reader keeps them in ``extra`` and shows every copy).
+    copies: tuple[tuple[str, ...], ...] = ()
+    # Hybrid fusion calibrated on labelled questions (``build --calibrate``): ``text_weight`` and
+    # ``vector_floor``. Optional within format 3, absent unless calibrated (searches use the defaults).
+    fusion: dict[str, float] | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # unknown keys of a newer minor writer, kept
 
     @property
@@ -152,6 +160,10 @@ class IndexManifest:
             data["prompts"] = [prompt.to_dict() for prompt in self.prompts]
         if self.examples is not None:
             data["examples"] = dict(self.examples)
+        if self.copies:
+            data["copies"] = [list(group) for group in self.copies]
+        if self.fusion is not None:
+            data["fusion"] = dict(self.fusion)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
     @classmethod
@@ -174,7 +186,7 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version", "site", "prompts", "examples",
+                "version", "site", "prompts", "examples", "copies", "fusion",
             }  # fmt: skip
             site = data.get("site")
             examples = data.get("examples")
@@ -208,6 +220,14 @@ class IndexManifest:
                 site=dict(_mapping(site, "site")) if site is not None else None,
                 prompts=tuple(PromptTemplate.from_dict(p) for p in _list(data.get("prompts", []), "prompts")),
                 examples=_string_map(examples, "examples") if examples is not None else None,
+                fusion=(
+                    {str(k): float(v) for k, v in _mapping(data["fusion"], "fusion").items()}
+                    if data.get("fusion") is not None
+                    else None
+                ),
+                copies=tuple(
+                    tuple(_string_list(group, "copies")) for group in _list(data.get("copies", []), "copies")
+                ),
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
@@ -292,3 +312,12 @@ def read_manifest(out_dir: Path) -> IndexManifest:
 def write_manifest(out_dir: Path, manifest: IndexManifest) -> None:
     """Write ``manifest`` into ``out_dir`` (a build's private temporary directory)."""
     (Path(out_dir) / MANIFEST_FILE).write_text(manifest.to_json(), encoding="utf-8")
+
+
+def replace_manifest(out_dir: Path, manifest: IndexManifest) -> None:
+    """Replace the manifest of the built index ``out_dir`` atomically (a reader sees the old or the
+    new one, never half of one)."""
+    target = Path(out_dir) / MANIFEST_FILE
+    temporary = target.with_name(target.name + ".tmp")
+    temporary.write_text(manifest.to_json(), encoding="utf-8")
+    os.replace(temporary, target)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -57,6 +58,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument(
         "--cache-dir", type=path_argument, help="embedding cache folder (default OUT/.docs-mcp-cache)"
     )
+    parser.add_argument(
+        "--calibrate",
+        type=path_argument,
+        metavar="QUERIES",
+        help="labelled questions (the eval harness's JSON lines): after building, pick the hybrid "
+        "fusion (full-text weight, meaning-only floor) that answers them best and record it in the index",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress, only the summary line")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(func=run)
@@ -92,8 +100,16 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    calibrated = None
+    if args.calibrate is not None:
+        from docs_mcp.eval.calibrate import calibrate
+
+        calibrated = calibrate(result.out, args.calibrate)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False))
+        data = result.to_dict()
+        if calibrated is not None:
+            data["calibration"] = dataclasses.asdict(calibrated)
+        print(json.dumps(data, indent=2, ensure_ascii=False))
         return 0
     embedding = result.manifest.embedding
     vectors = (
@@ -110,4 +126,10 @@ def run(args: argparse.Namespace) -> int:
         f"built {result.out}: {result.file_count} files, {result.chunk_count} chunks, {vectors}{cache}, "
         f"{len(result.warnings)} warnings, {result.seconds:.1f} s"
     )
+    if calibrated is not None:
+        print(
+            f"calibrated hybrid fusion on {calibrated.questions} questions: text weight "
+            f"{calibrated.text_weight}, meaning-only floor {calibrated.vector_floor} "
+            f"(MRR@5 {calibrated.mrr:.3f}, hit@3 {calibrated.hit_at_3:.3f})"
+        )
     return 0

@@ -254,8 +254,9 @@ HIT_ONLY: dict[str, tuple[JsonSchema, str]] = {
     "snippet": (_STRING, "the passage that matched"),
     "also_in": (
         _ALSO_IN,
-        "only when present: the same section under other values of a facet (other languages), folded "
-        "into this hit; pass a chunk_id to get_doc to read that variant",
+        "only when present: the same section under other values of a facet (other languages), and its "
+        "copies in other files (facet `copy`, value: the file), folded into this hit; pass a chunk_id to "
+        "get_doc to read that variant",
     ),
 }
 CHUNK_ONLY: dict[str, tuple[JsonSchema, str]] = {
