@@ -94,8 +94,10 @@ def test_bootstrap_gives_each_sdk_folder_its_language_and_the_guides_the_global_
     assert proposal.facets == {"sdks/python": "python", "sdks/typescript": "typescript"}
     proposal.write()
     corpus = load_corpus(docs)
-    by_file = {f.path: dict(f.chunks[0].metadata) for f in corpus.files}
+    by_file = {f.path: {k: v for k, v in f.chunks[0].metadata.items() if k != "kind"} for f in corpus.files}
     assert by_file["sdks/python/models/card.md"] == {"language": "python", "scope": "sdk-specific"}
+    kinds = {f.path: f.chunks[0].metadata.get("kind") for f in corpus.files}
+    assert kinds["sdks/python/models/card.md"] == "model"  # recognised at build, not written by fix
     assert by_file["sdks/typescript/README.md"] == {"language": "typescript", "scope": "sdk-specific"}
     assert by_file["guides/retries.md"] == {"scope": "global-guide"}
     # A model page is one chunk; a README a chunk per method.
