@@ -54,7 +54,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--embedding-batch-size", type=int, help="chunks per embedding request (default 64)")
     parser.add_argument("--embedding-concurrency", type=int, help="embedding requests in flight at once")
     parser.add_argument("--embedding-base-url", help="an OpenAI-compatible server's base URL")
-    parser.add_argument("--cache-dir", type=Path, help="embedding cache folder (default OUT/.docs-mcp-cache)")
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        help="the rebuild cache: embeddings, chunked files and rows a rebuild reuses; not part of the index "
+        "(default: a folder per docs folder under $DOCS_MCP_CACHE_DIR, else ~/.cache/docs-mcp/builds)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress, only the summary line")
     parser.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     parser.set_defaults(func=run)
