@@ -1,5 +1,5 @@
-"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, then ``optimize()`` down to
-one version."""
+"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, the ``terms`` table of
+word counts (``indexing.terms``), then ``optimize()`` down to one version."""
 
 from __future__ import annotations
 
@@ -12,7 +12,16 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
-from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN, facet_column
+from docs_mcp.indexing.terms import write_terms
+from docs_mcp.store.columns import (
+    FTS_COLUMNS,
+    LANCEDB_DIR,
+    TABLE_NAME,
+    TEXT_COLUMN,
+    VECTOR_COLUMN,
+    facet_column,
+)
+from docs_mcp.store.term_table import TERMS_TABLE
 
 # Below this many rows an exact (flat) cosine scan is fast enough and perfectly accurate
 # (benchmarks/test_hybrid_path.py); above it an IVF_HNSW_SQ index keeps vector search in budget.
@@ -45,6 +54,7 @@ def write_index(
         table.create_index(facet_column(name), config=Bitmap(), wait_timeout=timeout)
     if VECTOR_COLUMN in rows.schema.names and rows.num_rows > exact_vector_max_rows:
         table.create_index(VECTOR_COLUMN, config=HnswSq(distance_type="cosine"), wait_timeout=timeout)
+    write_terms(db, rows[TEXT_COLUMN])
     # Each create_index above committed a new table version, and LanceDB keeps every one (a manifest
     # and a transaction file each, ~20 files). Nothing reads them: the index is only ever opened at its
     # latest version. Cleaning them up leaves one version, so the folder (and the OCI layer published
@@ -52,4 +62,5 @@ def write_index(
     # would fail; this table is private to the build until it is swapped in, so there is none.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        for written in (table, db.open_table(TERMS_TABLE)):
+            written.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

@@ -55,6 +55,7 @@ class Ranker:
         folder: Folder,
         facets: Mapping[str, Sequence[str]],
         floor: float | None = None,
+        frequencies: WordFrequencies | None = None,
     ) -> None:
         self._floor = floor
         self._table = table
@@ -63,7 +64,7 @@ class Ranker:
         self._catalog = catalog
         self._folder = folder
         self._facets = facets
-        self._frequencies = WordFrequencies(table)
+        self._frequencies = frequencies or WordFrequencies(table)
 
     def folded(
         self, ranking: Ranking, folding: list[str], wanted: int
@@ -72,7 +73,7 @@ class Ranker:
         row texts and how each hit matched (``text``, ``meaning`` or ``both``) by chunk id."""
         if ranking.mode != "vector" and is_long(ranking.query):
             # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
-            self._frequencies.load()
+            self._frequencies.load(ranking.query)
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -88,7 +89,10 @@ class Ranker:
         while True:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched))
+            rows = lance.Rows(self._catalog.columns)
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched, rows))
+            for read in rows.read:  # what the page and folding show of each hit: no second read
+                self._catalog.remember(read)
             if not folding:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts, matched
             hits = self._folder.fold(ranked, self._catalog.hit_row, folding)
@@ -97,22 +101,28 @@ class Ranker:
             depth = min(_DEPTH_MAX, 2 * depth)
 
     async def _ranked(
-        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str]
+        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str], rows: lance.Rows
     ) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched)
+            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched, rows)
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
     async def _leg_ranking(
-        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
+        self,
+        ranking: Ranking,
+        where: str | None,
+        wanted: int,
+        texts: dict[str, str],
+        matched: dict[str, str],
+        rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
         on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
@@ -124,17 +134,23 @@ class Ranker:
                 where,
                 wanted,
                 texts,
+                rows,
             )
             matched.update((cid, TEXT) for cid, _ in found)
             return found, len(found) < wanted
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
-        by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts)
+        by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts, rows)
         if mode == "vector":
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
         by_text = lance.text_leg(
-            self._table, fulltext_query(query, self._config, self._frequencies.loaded), where, depth, texts
+            self._table,
+            fulltext_query(query, self._config, self._frequencies.loaded),
+            where,
+            depth,
+            texts,
+            rows,
         )
         text, vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
