@@ -115,8 +115,9 @@ def read_entries(path: Path, kind: str) -> EntryFile | None:
 
 
 class EntryWriter:
-    """Writes an entry file for ``kind`` entry by entry; ``with`` it: ``close`` (the ``with``'s end)
-    renames it into place, an exception leaves the old file. Raises ``OSError``."""
+    """Writes an entry file for ``kind`` entry by entry under a temporary name: ``commit`` puts it in
+    place, ``discard`` drops it (the old file stays). As a context manager: commit at the end of the
+    block, discard on an exception. Raises ``OSError``."""
 
     def __init__(self, path: Path, kind: str) -> None:
         self.path = path
@@ -133,19 +134,29 @@ class EntryWriter:
         self._entries.append((key, self._offset, len(data), hashlib.sha256(data).hexdigest()))
         self._offset += len(data)
 
+    def commit(self) -> None:
+        """Write the header and rename the file into place."""
+        try:
+            header = json.dumps({"kind": self.kind, "metadata": self.metadata, "entries": self._entries})
+            encoded = header.encode()
+            self._handle.write(encoded + len(encoded).to_bytes(8, "big") + MAGIC)
+            self._handle.close()
+            os.replace(self._temporary, self.path)
+        finally:
+            self.discard()
+
+    def discard(self) -> None:
+        """Drop what was written (nothing, after ``commit``)."""
+        self._handle.close()
+        self._temporary.unlink(missing_ok=True)
+
     def __enter__(self) -> EntryWriter:
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        try:
-            if kind is None:
-                header = json.dumps({"kind": self.kind, "metadata": self.metadata, "entries": self._entries})
-                encoded = header.encode()
-                self._handle.write(encoded + len(encoded).to_bytes(8, "big") + MAGIC)
-                self._handle.close()
-                os.replace(self._temporary, self.path)
-        finally:
-            self._handle.close()
-            self._temporary.unlink(missing_ok=True)
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()

@@ -12,6 +12,7 @@ import pytest
 
 from docs_mcp.corpus.chunk_cache import CHUNK_CACHE_FILE
 from docs_mcp.entry_file import EntryWriter, read_entries
+from docs_mcp.indexing import row_cache
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME
 from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from docs_mcp.indexing.row_cache import ROW_CACHE_FILE
@@ -156,3 +157,30 @@ def test_a_cache_an_older_build_left_inside_out_moves_out_and_its_pickle_is_neve
     assert (
         not (rebuilt.cache_dir / "chunks.pickle").exists() and not (rebuilt.cache_dir / "rows.arrow").exists()
     )
+
+
+@pytest.mark.parametrize("provider", ["none", "hash"])
+def test_rows_streamed_in_small_batches_make_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str
+) -> None:
+    """Issue 34: rows go to LanceDB batch by batch (vectors joined per batch); the table, the word
+    counts and the rebuild cache do not depend on the batch size."""
+    docs = write_docs(tmp_path / "docs")
+    whole = build(BuildOptions(docs_dir=docs, out=tmp_path / "whole", embedding_provider=provider))
+    monkeypatch.setattr(row_cache, "BATCH_ROWS", 2)
+    cache = tmp_path / "small-cache"
+    small = build(
+        BuildOptions(docs_dir=docs, out=tmp_path / "small", embedding_provider=provider, cache_dir=cache)
+    )
+    assert small.chunk_count == whole.chunk_count > 4
+    assert _rows(tmp_path / "small") == _rows(tmp_path / "whole")
+    terms = [
+        lancedb.connect(str(out / ".lancedb")).open_table("terms").to_arrow()
+        for out in (tmp_path / "small", tmp_path / "whole")
+    ]
+    assert terms[0].equals(terms[1]) and terms[0].num_rows > 10
+    rebuilt = build(
+        BuildOptions(docs_dir=docs, out=tmp_path / "small", embedding_provider=provider, cache_dir=cache)
+    )
+    assert rebuilt.files_rechunked == 0 and _rows(tmp_path / "small") == _rows(tmp_path / "whole")
+    assert not list(cache.glob("*.tmp"))  # every streamed cache file was committed or dropped

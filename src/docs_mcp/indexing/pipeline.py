@@ -29,8 +29,8 @@ from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.indexing.row_cache import RowCache
-from docs_mcp.indexing.rows import with_vectors
-from docs_mcp.indexing.writer import write_index
+from docs_mcp.indexing.rows import vector_batches
+from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,
@@ -192,11 +192,16 @@ def build(options: BuildOptions) -> BuildResult:
         examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
     )
     report(BuildProgress("writing", 0, None, str(out)))
+    # Rows stream from the row cache (or are made) batch by batch into LanceDB: never the whole table.
     row_cache = RowCache(cache_dir)
-    rows = row_cache.rows(corpus.files, corpus.file_keys, sorted(facets), corpus.urls)
+    names = sorted(facets)
+    schema = RowCache.schema(names, corpus.urls)
+    batches = row_cache.batches(corpus.files, corpus.file_keys, names, corpus.urls)
+    if vectors is not None:
+        schema, batches = vector_batches(schema, batches, vectors)
     staging = new_staging_dir(out)
     try:
-        write_index(staging, rows if vectors is None else with_vectors(rows, vectors), sorted(facets))
+        write_batches(staging, schema, batches, names)
         write_manifest(staging, manifest)
         swap_in(staging, out)
         _save_caches(chunk_cache, row_cache)
@@ -208,6 +213,7 @@ def build(options: BuildOptions) -> BuildResult:
             "is unchanged. Free some space (or choose another --out) and build again"
         ) from None
     finally:
+        row_cache.discard()  # what a failed build wrote of the cache (after save: nothing)
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started
     report(BuildProgress("done", len(chunks), len(chunks), f"chunks in {seconds:.1f}s"))

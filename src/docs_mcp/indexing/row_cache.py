@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 
 ROW_CACHE_FILE = "rows.entries"
 _FORMAT = "docs-mcp row cache 2"
+# Rows per record batch handed to the writer: bounds the build's memory for rows (issue 34).
+BATCH_ROWS = 4096
 
 
 @cache
@@ -61,7 +63,8 @@ class RowCache:
         self.hits = 0
         self.misses = 0
         self.damaged = 0
-        self._pending: tuple[list[tuple[str, bytes]], dict[str, object]] | None = None
+        self._writer: EntryWriter | None = None  # this build's entries, written as its rows are made
+        self._changed = False
 
     def rows(
         self,
@@ -70,13 +73,35 @@ class RowCache:
         facet_names: Sequence[str],
         urls: Mapping[str, str] | None = None,
     ) -> pa.Table:
-        """The text rows of ``files`` (in order), reusing the last build's where nothing changed.
-        ``urls`` (chunk id -> page URL, a site's) adds the URL column; a file's URLs are part of its key."""
+        """The text rows of ``files`` (in order) as one table (see ``batches``)."""
+        schema = self.schema(facet_names, urls)
+        return pa.Table.from_batches(list(self.batches(files, file_keys, facet_names, urls)), schema)
+
+    @staticmethod
+    def schema(facet_names: Sequence[str], urls: Mapping[str, str] | None) -> pa.Schema:
+        """The schema of the rows ``batches`` yields."""
+        return text_rows([], sorted(set(facet_names)), urls).schema
+
+    def batches(
+        self,
+        files: Sequence[ChunkedFile],
+        file_keys: Mapping[str, str],
+        facet_names: Sequence[str],
+        urls: Mapping[str, str] | None = None,
+        batch_rows: int | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        """The text rows of ``files`` (in order) in record batches of about ``batch_rows`` rows, reusing
+        the last build's where nothing changed; what this build made goes to the cache as it is made
+        (kept by ``save``). ``urls`` (chunk id -> page URL, a site's) adds the URL column; a file's
+        URLs are part of its key. Memory: one batch and the files' chunks, not the table."""
+        batch_rows = batch_rows or BATCH_ROWS
         names = sorted(set(facet_names))
-        schema = text_rows([], names, urls).schema
+        schema = self.schema(names, urls)
         previous, last_files = self._open(names, bool(urls))
+        self.discard()
+        self._writer = writer = EntryWriter(self.path, _FORMAT)
         parts: list[pa.Table] = []
-        entries: list[tuple[str, bytes]] = []
+        pending = 0
         recorded: list[list[object]] = []
         try:
             for file in files:
@@ -93,23 +118,39 @@ class RowCache:
                     self.misses += 1
                     part = text_rows(file.chunks, names, urls)
                     data = _ipc(part) if key else b""
-                parts.append(part)
                 if key:
-                    entries.append((entry, data))
+                    writer.add(entry, data)
                 recorded.append([file.path, key, len(file.chunks)])
+                parts.append(part)
+                pending += part.num_rows
+                if pending >= batch_rows:
+                    yield from pa.concat_tables(parts).combine_chunks().to_batches()
+                    parts, pending = [], 0
+            if parts:
+                yield from pa.concat_tables(parts).combine_chunks().to_batches()
         finally:
             if previous is not None:
                 previous.close()
-        table = pa.concat_tables(parts).combine_chunks() if parts else text_rows([], names, urls)
-        if recorded != last_files or self.damaged:
-            metadata = {
-                "fingerprint": rows_fingerprint(),
-                "facets": names,
-                "urls": bool(urls),
-                "files": recorded,
-            }
-            self._pending = (entries, metadata)
-        return table
+        self._changed = recorded != last_files or bool(self.damaged)
+        writer.metadata = {
+            "fingerprint": rows_fingerprint(),
+            "facets": names,
+            "urls": bool(urls),
+            "files": recorded,
+        }
+
+    def save(self) -> None:
+        """Keep the last ``batches`` call's rows for the next build (if anything changed). Raises
+        ``OSError``."""
+        if self._writer is not None and self._changed:
+            self._writer.commit()
+        self.discard()
+
+    def discard(self) -> None:
+        """Forget what the last ``batches`` call wrote (a failed build)."""
+        if self._writer is not None:
+            self._writer.discard()
+        self._writer = None
 
     def _open(self, names: list[str], urls: bool) -> tuple[EntryFile | None, object]:
         """The last build's entry file when it was written by this code for these facets, and its files."""
@@ -151,14 +192,3 @@ class RowCache:
             self.damaged += 1
             return None
         return rows, data
-
-    def save(self) -> None:
-        """Keep the last ``rows`` call's rows for the next build (if anything changed). Raises ``OSError``."""
-        if self._pending is None:
-            return
-        entries, metadata = self._pending
-        with EntryWriter(self.path, _FORMAT) as writer:
-            writer.metadata = metadata
-            for entry, data in entries:
-                writer.add(entry, data)
-        self._pending = None

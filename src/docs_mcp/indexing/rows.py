@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 
 import pyarrow as pa
@@ -97,6 +97,28 @@ def with_vectors(rows: pa.Table, vectors: Sequence[Sequence[float]]) -> pa.Table
     flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
     column = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions)
     return rows.append_column(pa.field(VECTOR_COLUMN, column.type, nullable=False), column)
+
+
+def vector_batches(
+    schema: pa.Schema, batches: Iterable[pa.RecordBatch], vectors: Sequence[Sequence[float]]
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """The schema and batches of ``batches`` (from ``text_rows``, in order) with the vector column of
+    ``vectors`` (none when it is empty), one batch at a time. The batches raise ``ValueError`` when
+    ``vectors`` does not hold one vector per row."""
+    if not len(vectors):
+        return schema, iter(batches)
+    field = pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), len(vectors[0])), nullable=False)
+
+    def joined() -> Iterator[pa.RecordBatch]:
+        done = 0
+        for batch in batches:
+            part = with_vectors(pa.Table.from_batches([batch]), vectors[done : done + batch.num_rows])
+            done += batch.num_rows
+            yield from part.to_batches()
+        if done != len(vectors):
+            raise ValueError(f"{len(vectors)} vectors for {done} chunks")
+
+    return schema.append(field), joined()
 
 
 def _facet_value(metadata: Mapping[str, str], name: str) -> str | None:

@@ -16,17 +16,24 @@ _SCHEMA = pa.schema(
 )
 
 
-def write_terms(db: Any, texts: pa.ChunkedArray) -> None:
-    """Count the words of ``texts`` (one chunk each) and write them as table ``terms`` of ``db``, with a
-    btree on ``term`` for the lookups of one query's words. Raises what LanceDB raises."""
-    counts: Counter[str] = Counter()
-    for chunk in texts.chunks:  # one Arrow chunk at a time: Python strings for a batch only
-        for text in chunk.to_pylist():
-            counts.update(chunk_words(text or ""))
-    terms = sorted(counts)
-    table = pa.Table.from_arrays(
-        [pa.array(terms, pa.string()), pa.array([counts[t] for t in terms], pa.int64())], schema=_SCHEMA
-    )
-    created = db.create_table(TERMS_TABLE, data=table, schema=_SCHEMA, mode="create")
-    if table.num_rows:
-        created.create_index("term", config=BTree(), wait_timeout=timedelta(minutes=10))
+class WordCounts:
+    """Per word, how many chunks hold it: ``add`` the text column batch by batch, then ``write``."""
+
+    def __init__(self) -> None:
+        self._counts: Counter[str] = Counter()
+
+    def add(self, texts: pa.Array | pa.ChunkedArray) -> None:
+        """Count the words of ``texts`` (one chunk's text each)."""
+        for text in texts.to_pylist():
+            self._counts.update(chunk_words(text or ""))
+
+    def write(self, db: Any) -> Any:
+        """Write the counts as table ``terms`` of ``db``, with a btree on ``term`` for the lookups of one
+        query's words; returns the table. Raises what LanceDB raises."""
+        terms = sorted(self._counts)
+        counts = pa.array([self._counts[term] for term in terms], pa.int64())
+        table = pa.Table.from_arrays([pa.array(terms, pa.string()), counts], schema=_SCHEMA)
+        created = db.create_table(TERMS_TABLE, data=table, schema=_SCHEMA, mode="create")
+        if table.num_rows:
+            created.create_index("term", config=BTree(), wait_timeout=timedelta(minutes=10))
+        return created
