@@ -70,3 +70,42 @@ def test_ids_with_quotes_are_found_and_unknown_ones_get_close_ids(built: Path) -
     with pytest.raises(ChunkNotFound) as far:
         index.get("guides/its-quoted.md#two")  # an unknown file: close files, then their ids
     assert far.value.close_ids
+
+
+def test_an_index_built_before_the_place_columns_answers_the_same(built: Path, tmp_path: Path) -> None:
+    """Indexes built before issue 34 have no position/file_chunks columns: places come from the file."""
+    import shutil
+
+    import lancedb
+
+    expected = _answers(DocsIndex.open(built))
+    older = shutil.copytree(built, tmp_path / "older")
+    lancedb.connect(str(older / ".lancedb")).open_table("chunks").drop_columns(["position", "file_chunks"])
+    index = DocsIndex.open(older)
+    assert not index._catalog.has_places
+    assert _answers(index) == expected
+
+
+def test_neighbours_are_right_when_a_files_rows_are_not_side_by_side(built: Path, tmp_path: Path) -> None:
+    """get_doc takes a window by row id (a file's rows are written one after another) and checks what
+    it got: a row moved elsewhere in the table (deleted and added again) sends it to a filtered query."""
+    import shutil
+
+    import lancedb
+
+    index = DocsIndex.open(built)
+    middle = next(
+        hit.chunk_id for hit in index.search(SearchRequest("retry configuration")).hits if hit.total >= 3
+    )
+    window = index.get(middle, context=2)
+    expected = [(s.chunk_id, s.position, s.total, s.markdown) for s in window.chunks]
+    moved = shutil.copytree(built, tmp_path / "moved")
+    table = lancedb.connect(str(moved / ".lancedb")).open_table("chunks")
+    first = window.chunks[0].chunk_id.replace("'", "''")
+    row = table.search().where(f"id = '{first}'").limit(1).to_arrow()
+    table.delete(f"id = '{first}'")
+    table.add(row)
+    reopened = DocsIndex.open(moved)
+    reopened.search(SearchRequest("retry configuration"))  # remember rows and their new row ids
+    got = reopened.get(middle, context=2)
+    assert [(s.chunk_id, s.position, s.total, s.markdown) for s in got.chunks] == expected

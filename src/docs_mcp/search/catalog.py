@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.folding import HitRow
 from docs_mcp.search.types import Section
-from docs_mcp.store.columns import URL_COLUMN, facet_column
+from docs_mcp.store.columns import FILE_CHUNKS_COLUMN, POSITION_COLUMN, URL_COLUMN, facet_column
 from docs_mcp.store.index_manifest import pick_example
 
 __all__ = ["RowCatalog"]
@@ -64,6 +64,9 @@ class _Row(NamedTuple):
     breadcrumb: tuple[str, ...]
     url: str | None
     facets: dict[str, str]
+    position: int | None  # None: an index built without the place columns
+    total: int | None
+    row_id: int | None  # LanceDB's ``_rowid``: a file's rows are written one after another
 
 
 class RowCatalog:
@@ -74,12 +77,15 @@ class RowCatalog:
         self.facet_columns = {name: facet_column(name) for name in sorted(facets)}
         # Page URLs: only in indexes of a site with a known base URL.
         self.has_urls = URL_COLUMN in table.schema.names
+        # Each row's place in its file: in every index built since issue 34; else from its file's ids.
+        self.has_places = {POSITION_COLUMN, FILE_CHUNKS_COLUMN} <= set(table.schema.names)
         # What a search leg selects for the catalog besides ``id`` (``remember`` reads them).
         self.columns = [
             "file_path",
             "heading",
             "breadcrumb",
             *([URL_COLUMN] if self.has_urls else []),
+            *([POSITION_COLUMN, FILE_CHUNKS_COLUMN] if self.has_places else []),
             *self.facet_columns.values(),
         ]
         self._lock = threading.Lock()
@@ -93,7 +99,10 @@ class RowCatalog:
         if not found.num_rows:
             return {}
         values = {name: found[name].to_pylist() for name in ("id", *self.columns)}
-        urls = values.get(URL_COLUMN) or [None] * found.num_rows
+        nothing: list[Any] = [None] * found.num_rows
+        urls = values.get(URL_COLUMN) or nothing
+        positions, totals = values.get(POSITION_COLUMN) or nothing, values.get(FILE_CHUNKS_COLUMN) or nothing
+        row_ids = found["_rowid"].to_pylist() if "_rowid" in found.column_names else nothing
         rows: dict[str, _Row] = {}
         for i, cid in enumerate(values["id"]):
             facets = {
@@ -102,14 +111,25 @@ class RowCatalog:
                 if (value := values[column][i]) is not None
             }
             crumb = tuple(values["breadcrumb"][i] or ())
-            rows[cid] = _Row(values["file_path"][i], values["heading"][i], crumb, urls[i], facets)
+            row = _Row(
+                values["file_path"][i],
+                values["heading"][i],
+                crumb,
+                urls[i],
+                facets,
+                positions[i],
+                totals[i],
+                row_ids[i],
+            )
+            rows[cid] = row
         with self._lock:
             for cid, row in rows.items():
                 self._rows.put(cid, row)
         return rows
 
     def _query(self, where: str, columns: Sequence[str]) -> pa.Table:
-        return self._table.search().where(where).select(list(columns)).limit(None).to_arrow()
+        query = self._table.search().where(where).select(list(columns)).with_row_id(True)
+        return query.limit(None).to_arrow()
 
     def _rows_of(self, ids: Iterable[str]) -> dict[str, _Row]:
         """The rows of those of ``ids`` the index holds."""
@@ -155,11 +175,15 @@ class RowCatalog:
         """``Section``s of ``ids`` in order; ``extra`` gives per-id values of the optional fields
         (``snippet``, ``score``, ``markdown``). Raises ``KeyError`` for an id the index does not hold."""
         rows = self._rows_of(ids)
-        files = self._file_ids(rows[cid].file_path for cid in ids)
+        unplaced = [rows[cid].file_path for cid in ids if rows[cid].position is None]
+        files = self._file_ids(unplaced) if unplaced else {}
         sections = []
         for i, cid in enumerate(ids):
             row = rows[cid]
-            in_file = files[row.file_path]
+            position, total = row.position, row.total
+            if position is None or total is None:
+                in_file = files[row.file_path]
+                position, total = in_file.index(cid) + 1, len(in_file)
             sections.append(
                 Section(
                     chunk_id=cid,
@@ -167,8 +191,8 @@ class RowCatalog:
                     heading=row.heading,
                     breadcrumb=row.breadcrumb,
                     facets=dict(row.facets),
-                    position=in_file.index(cid) + 1,
-                    total=len(in_file),
+                    position=position,
+                    total=total,
                     url=row.url,
                     **{field: values[i] for field, values in extra.items()},
                 )
@@ -193,17 +217,51 @@ class RowCatalog:
         ordered = sorted(zip(*(read[c].to_pylist() for c in ("file_path", "ordinal", "id")), strict=True))
         return [cid for _, _, cid in ordered]
 
-    def window(self, chunk_id: str, context: int) -> list[str]:
-        """``chunk_id`` and up to ``context`` neighbours each side in its file, in file order."""
-        path = self._rows_of([chunk_id])[chunk_id].file_path
-        in_file = self._file_ids([path])[path]
-        position = in_file.index(chunk_id)
-        return in_file[max(0, position - context) : position + context + 1]
+    def window(self, chunk_id: str, context: int) -> tuple[list[str], dict[str, str]]:
+        """``chunk_id`` and up to ``context`` neighbours each side in its file, in file order, and
+        their markdown: one query on the file's place columns (two on an index without them)."""
+        row = self._rows_of([chunk_id])[chunk_id]
+        if row.position is None:
+            in_file = self._file_ids([row.file_path])[row.file_path]
+            position = in_file.index(chunk_id)
+            ids = in_file[max(0, position - context) : position + context + 1]
+            read = self._query(f"id IN ({', '.join(map(sql_literal, ids))})", ["id", "markdown"])
+            return ids, dict(zip(read["id"].to_pylist(), read["markdown"].to_pylist(), strict=True))
+        if row.row_id is not None and row.total is not None:
+            found = self._taken(row, context)
+            if found is not None:
+                return found
+        where = (
+            f"file_path = {sql_literal(row.file_path)} AND {POSITION_COLUMN} >= {row.position - context} "
+            f"AND {POSITION_COLUMN} <= {row.position + context}"
+        )
+        read = self._query(where, ["id", "markdown", *self.columns])
+        self.remember(read)
+        ordered = sorted(zip(read[POSITION_COLUMN].to_pylist(), read["id"].to_pylist(), strict=True))
+        return [cid for _, cid in ordered], dict(
+            zip(read["id"].to_pylist(), read["markdown"].to_pylist(), strict=True)
+        )
 
-    def markdown(self, ids: Sequence[str]) -> dict[str, str]:
-        """The markdown of ``ids`` (those the index holds)."""
-        read = self._query(f"id IN ({', '.join(map(sql_literal, ids))})", ["id", "markdown"])
-        return dict(zip(read["id"].to_pylist(), read["markdown"].to_pylist(), strict=True))
+    def _taken(self, row: _Row, context: int) -> tuple[list[str], dict[str, str]] | None:
+        """The window around ``row`` taken by row id (a file's rows sit one after another, so its
+        neighbours are the rows beside it): cheaper than a filtered query. None when the rows found
+        are not exactly the file's places asked (a table whose layout differs): query instead."""
+        assert row.position is not None and row.total is not None and row.row_id is not None
+        low, high = max(1, row.position - context), min(row.total, row.position + context)
+        wanted = [row.row_id + place - row.position for place in range(low, high + 1)]
+        if min(wanted) < 0:
+            return None
+        try:
+            read = self._table.take_row_ids(wanted).select(["id", "markdown", *self.columns]).to_arrow()
+        except (OSError, RuntimeError, ValueError):  # a row id past the end of a fragment
+            return None
+        files, places = read["file_path"].to_pylist(), read[POSITION_COLUMN].to_pylist()
+        if set(files) != {row.file_path} or sorted(places) != list(range(low, high + 1)):
+            return None
+        self.remember(read)
+        ordered = sorted(zip(places, read["id"].to_pylist(), strict=True))
+        markdown = dict(zip(read["id"].to_pylist(), read["markdown"].to_pylist(), strict=True))
+        return [cid for _, cid in ordered], markdown
 
     def close_ids(self, chunk_id: str) -> list[str]:
         """Up to five ids that look like ``chunk_id`` (a typo, an old heading), for an error's hint.

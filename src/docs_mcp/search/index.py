@@ -280,7 +280,6 @@ class DocsIndex:
             hint = f"; did you mean: {', '.join(close)}" if close else "; search_docs returns valid ids"
             raise ChunkNotFound(f"no chunk with id {chunk_id!r}{hint}", chunk_id, close)
         with lance_reads(self.path):
-            ids = self._catalog.window(chunk_id, context)
-            markdown = self._catalog.markdown(ids)
+            ids, markdown = self._catalog.window(chunk_id, context)
             sections = self._catalog.sections(ids, markdown=[markdown[cid] for cid in ids])
         return SectionWindow(chunk_id, sections)

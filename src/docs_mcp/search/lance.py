@@ -40,7 +40,7 @@ def _best_first(pairs: Any) -> Ranked:
 
 class Rows:
     """Where a leg puts what it read besides ids and scores: ``columns`` of its rows (the catalog's,
-    ``RowCatalog.columns``) as Arrow tables in ``read``."""
+    ``RowCatalog.columns``) and their ``_rowid`` as Arrow tables in ``read``."""
 
     def __init__(self, columns: Sequence[str]) -> None:
         self.columns = list(columns)
@@ -61,6 +61,8 @@ async def text_leg(
     if where:
         builder = builder.where(where)  # a prefilter: async queries filter before ranking
     columns = ["id", "_score"] if texts is None else ["id", TEXT_COLUMN, "_score"]
+    if rows is not None:
+        builder = builder.with_row_id()
     read = await builder.select(columns + (rows.columns if rows else [])).limit(depth).to_arrow()
     if rows is not None:
         rows.read.append(read)
@@ -92,6 +94,8 @@ async def vector_leg(
     if where:
         builder = builder.where(where)
     columns = ["id", TEXT_COLUMN, "_distance"]
+    if rows is not None:
+        builder = builder.with_row_id()
     read = await builder.select(columns + (rows.columns if rows else [])).limit(depth).to_arrow()
     if rows is not None:
         rows.read.append(read)
