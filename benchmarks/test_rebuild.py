@@ -1,9 +1,9 @@
 """Incremental rebuild: claude-docs built with the local model, then rebuilt after one edited file.
 
-The embedding cache (the build's cache folder, ``indexing.build_cache``) keeps every unchanged chunk's vector, so a rebuild
-embeds only the edited section; the benchmark times the rebuild (each round edits another page) and
-records the first, full build's time, the embedding throughput of that build, and how many chunks the
-last rebuild embedded. Also the size of the index with vectors. Run:
+The embedding cache (in the build's cache folder, ``indexing.build_cache``) keeps every unchanged
+chunk's vector, so a rebuild embeds only the edited section; the benchmark times the rebuild (each
+round edits another page) and records the first, full build's time, the embedding throughput of that
+build, and how many chunks the last rebuild embedded. Also the size of the index with vectors. Run:
 ``.venv/bin/python -m pytest benchmarks/test_rebuild.py --benchmark-only -s``.
 """
 
