@@ -116,8 +116,7 @@ if [ "$bake" = true ]; then
     serve_base=$(image_for "$serve_input" "$serve_target")
     serve_ref="$registry/$repository-serve:idx-$short_sha"
     # scripts/images stages the index in the action's checkout and builds Dockerfile.serve's idx
-    # target onto the serve image; the embedding cache is not needed to serve.
-    rm -rf "$work/index/.docs-mcp-cache"
+    # target onto the serve image (the build's cache lives under $HOME, not in the index).
     baked=$(DOCS_MCP_SERVE_BASE=$serve_base "$action_path/scripts/images" idx "$work/index" "idx-$short_sha" |
         tail -n 1)
     docker tag "$baked" "$serve_ref"

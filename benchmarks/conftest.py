@@ -18,6 +18,7 @@ from docs_mcp.errors import ConfigError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.indexing.rows import chunk_rows
 from docs_mcp.indexing.writer import write_index
+from testkit.cache_home import session_cache_home, test_cache_home  # noqa: F401 (autouse)
 from testkit.evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 
 SYNTHETIC_ROWS = int(os.environ.get("DOCS_MCP_BENCH_ROWS", "100000"))

@@ -12,6 +12,7 @@ measured before blocks could be split (quality figures on the staged set are com
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -103,4 +104,35 @@ def materialize_sdk_corpora(corpora_dir: Path, dest: Path) -> Path:
         shutil.copytree(folder, target, dirs_exist_ok=True)
         metadata = {"api": folder.parent.name, "language": folder.name, "scope": "sdk-specific"}
         (target / ".docs-mcp.json").write_text(_manifest(metadata=metadata))
+    return dest
+
+
+def materialize_sdk_copies(corpora_dir: Path, dest: Path, copies: int) -> Path:
+    """The SDK corpora ``copies`` times under ``dest`` (``copy-000/<api>/<language>/...``, each copy in
+    its own folder, so every chunk id is new), with the facets of ``materialize_sdk_corpora``: a
+    deterministic corpus of any size for scale benchmarks. Files are hard-linked where the file system
+    allows (a million chunks is ~120 copies), else copied. Returns ``dest``."""
+    folders = sorted(p for p in corpora_dir.glob("*/*") if p.is_dir())
+    if not folders:
+        raise FileNotFoundError(f"no <api>/<language> folders under {corpora_dir}")
+    dest.mkdir(parents=True, exist_ok=True)
+    taxonomy = {
+        "api": sorted({folder.parent.name for folder in folders}),
+        "language": sorted({folder.name for folder in folders}),
+        "scope": ["global-guide", "sdk-specific"],
+    }
+    (dest / ".docs-mcp.json").write_text(_manifest(taxonomy=taxonomy))
+
+    def link(source: str, target: str) -> None:
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+    for copy in range(copies):
+        for folder in folders:
+            target = dest / f"copy-{copy:03d}" / folder.parent.name / folder.name
+            shutil.copytree(folder, target, dirs_exist_ok=True, copy_function=link)
+            metadata = {"api": folder.parent.name, "language": folder.name, "scope": "sdk-specific"}
+            (target / ".docs-mcp.json").write_text(_manifest(metadata=metadata))
     return dest

@@ -10,6 +10,8 @@ import pytest
 from hypothesis import settings
 from registry_support import REGISTRY_PASSWORD, REGISTRY_USER, Registry, start_registry, stop_registry
 
+from testkit.cache_home import session_cache_home, test_cache_home  # noqa: F401 (autouse)
+
 # No wall-clock deadlines (CI machines are shared and noisy); CI runs derandomised so a failure
 # reproduces from the same examples.
 settings.register_profile("default", deadline=None)

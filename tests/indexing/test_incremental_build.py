@@ -10,7 +10,7 @@ import lancedb
 import pytest
 
 from docs_mcp.corpus.chunk_cache import CHUNK_CACHE_FILE
-from docs_mcp.indexing.pipeline import CACHE_DIR_NAME, BuildOptions, BuildResult, build
+from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from docs_mcp.indexing.row_cache import ROW_CACHE_FILE
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
@@ -32,7 +32,7 @@ def _answers(out: Path) -> list[list[tuple[str, float]]]:
 
 
 def _same_as_a_full_build(docs: Path, rebuilt: Path, fresh: Path, **options: object) -> BuildResult:
-    full = build(BuildOptions(docs_dir=docs, out=fresh, **options))  # type: ignore[arg-type]
+    full = build(BuildOptions(docs_dir=docs, out=fresh, cache_dir=fresh.parent / "fresh-cache", **options))  # type: ignore[arg-type]
     assert full.files_rechunked == full.file_count  # its own cache folder: nothing to reuse
     assert _rows(rebuilt) == _rows(fresh)  # the same rows in the same order
     assert (rebuilt / MANIFEST_FILE).read_bytes() == (fresh / MANIFEST_FILE).read_bytes()
@@ -48,8 +48,9 @@ def test_a_rebuild_after_one_edit_rechunks_one_file_and_equals_a_full_build(
     out = tmp_path / "out"
     first = build(BuildOptions(docs_dir=docs, out=out, embedding_provider=provider))
     assert first.files_rechunked == first.file_count
-    assert (out / CACHE_DIR_NAME / CHUNK_CACHE_FILE).is_file()
-    assert (out / CACHE_DIR_NAME / ROW_CACHE_FILE).is_file()
+    assert first.cache_dir is not None and not first.cache_dir.is_relative_to(out)
+    assert (first.cache_dir / CHUNK_CACHE_FILE).is_file()
+    assert (first.cache_dir / ROW_CACHE_FILE).is_file()
     unchanged = build(BuildOptions(docs_dir=docs, out=out, embedding_provider=provider))
     assert unchanged.files_rechunked == 0
     page = docs / "guides" / "retries.md"
@@ -78,9 +79,10 @@ def test_added_removed_files_and_a_changed_manifest_give_a_full_builds_result(tm
 def test_a_damaged_cache_is_ignored_and_everything_is_made_again(tmp_path: Path) -> None:
     docs = write_docs(tmp_path / "docs")
     out = tmp_path / "out"
-    build(BuildOptions(docs_dir=docs, out=out))
+    cache = build(BuildOptions(docs_dir=docs, out=out)).cache_dir
+    assert cache is not None
     for name in (CHUNK_CACHE_FILE, ROW_CACHE_FILE):
-        (out / CACHE_DIR_NAME / name).write_bytes(b"not a cache")
+        (cache / name).write_bytes(b"not a cache")
     rebuilt = build(BuildOptions(docs_dir=docs, out=out))
     assert rebuilt.files_rechunked == rebuilt.file_count
     _same_as_a_full_build(docs, out, tmp_path / "fresh")

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import lancedb
+
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.search.frequencies import WordFrequencies
+from docs_mcp.search.frequencies import WordFrequencies, terms_table
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.query import LONG_QUERY_TERMS, LONG_QUERY_WORDS, is_long, match_terms
 from docs_mcp.search.types import SearchRequest
+from docs_mcp.store.identifiers import expand_query
+from docs_mcp.store.term_table import chunk_words
 from testkit.index_fixtures import write_docs
 
 PASTED = (
@@ -62,3 +66,25 @@ def test_word_frequencies_count_chunks_per_word(tmp_path: Path) -> None:
     assert 0 < frequencies["links"] <= index.manifest.chunk_count
     assert all(word == word.lower() for word in frequencies)
     assert frequencies.get("nonexistentword", 0) == 0
+
+
+def test_the_terms_table_the_build_wrote_counts_what_the_text_column_holds(tmp_path: Path) -> None:
+    """Issue 34: the counts come from the build's ``terms`` table, a lookup of one query's words; they
+    equal counting the text column (what an index without the table still does), and a long query
+    answers the same either way."""
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs"), out=tmp_path / "out"))
+    index = DocsIndex.open(tmp_path / "out")
+    terms = terms_table(tmp_path / "out")
+    assert terms is not None
+    looked_up = WordFrequencies(index._async_table, terms).load(PASTED)
+    counted = WordFrequencies(index._async_table).load(PASTED)
+    words = chunk_words(expand_query(PASTED))
+    assert words and {word: looked_up.get(word, 0) for word in words} == {w: counted.get(w, 0) for w in words}
+    assert looked_up["links"] == counted["links"] > 0 and looked_up.get("nonexistentword", 0) == 0
+    assert len(looked_up) == len(words) + 1  # only the query's words were read, and the one asked
+    with_table = [hit.chunk_id for hit in index.search(SearchRequest(PASTED)).hits]
+    lancedb.connect(str(tmp_path / "out" / ".lancedb")).drop_table("terms")  # an index from before
+    assert terms_table(tmp_path / "out") is None
+    assert [
+        hit.chunk_id for hit in DocsIndex.open(tmp_path / "out").search(SearchRequest(PASTED)).hits
+    ] == with_table

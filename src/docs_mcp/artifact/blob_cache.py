@@ -15,24 +15,17 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 
 from docs_mcp.artifact.index_lease import IndexLease, hold
 from docs_mcp.artifact.oci import Descriptor
+from docs_mcp.store.cache_home import CACHE_ENV, default_cache_dir
 from docs_mcp.store.swap import pid_alive
 
-CACHE_ENV = "DOCS_MCP_CACHE_DIR"
+__all__ = ["CACHE_ENV", "BlobCache", "default_cache_dir"]
+
 _PARTIAL = ".partial-"
-
-
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$DOCS_MCP_CACHE_DIR``, else ``$XDG_CACHE_HOME/docs-mcp``, else ``~/.cache/docs-mcp``."""
-    environ = os.environ if env is None else env
-    if environ.get(CACHE_ENV):
-        return Path(environ[CACHE_ENV])
-    base = Path(environ["XDG_CACHE_HOME"]) if environ.get("XDG_CACHE_HOME") else Path.home() / ".cache"
-    return base / "docs-mcp"
 
 
 class BlobCache:

@@ -10,10 +10,11 @@ private binary formats after every write: fragile across versions, and wrong the
 
 So publishing is content-addressed one level up instead: this digest covers the index manifest (the
 docs' content hash, format, docs-mcp version, embedding model, facets) and every row of the table
-(sorted by chunk id, as Arrow IPC), which together decide every answer the index gives. ``publish``
-records it as an annotation and as a tag (``content-<hex>``); a later publish of an index with the
-same digest reuses that artifact (same manifest, same layer digest, no blob uploaded) and only moves
-the tags. The layer of one folder is itself byte-reproducible (see ``layer.pack``).
+(sorted by chunk id, as Arrow IPC in batches of a fixed size), which together decide every answer the
+index gives. ``publish`` records it as an annotation and as a tag (``content-<hex>``); a later
+publish of an index with the same digest reuses that artifact (same manifest, same layer digest, no
+blob uploaded) and only moves the tags. The layer of one folder is itself byte-reproducible (see
+``layer.pack``).
 """
 
 from __future__ import annotations
@@ -28,26 +29,33 @@ from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
 
 CONTENT_TAG_PREFIX = "content-"
 _TAG_HEX = 32  # 128 bits of the digest: plenty to tell indexes apart, and a readable tag
+# Rows per record batch of the digested stream: part of the digest's definition, so fixed.
+DIGEST_BATCH_ROWS = 4096
 
 
 def content_digest(index_dir: Path, config: bytes) -> str:
-    """``sha256:<hex>`` over the index manifest bytes ``config`` and the rows of ``index_dir``'s table.
+    """``sha256:<hex>`` over the index manifest bytes ``config`` and the rows of ``index_dir``'s table:
+    an Arrow IPC stream of the rows sorted by chunk id, in record batches of ``DIGEST_BATCH_ROWS``.
 
-    Raises ``IndexUnavailable`` when the table cannot be read.
+    Memory: the ids (their sort order) and one batch, never the table (issue 34: publishing held the
+    whole table three times over). Raises ``IndexUnavailable`` when the table cannot be read.
     """
     import lancedb
 
-    try:
-        table = lancedb.connect(str(Path(index_dir) / LANCEDB_DIR)).open_table(TABLE_NAME).to_arrow()
-    except Exception as error:  # LanceDB raises assorted errors for a missing or damaged table
-        raise IndexUnavailable(f"cannot read the index table in {index_dir}: {error}") from error
-    rows = table.sort_by("id").replace_schema_metadata(None)
-    rows = rows.cast(pa.schema([field.remove_metadata() for field in rows.schema]))
     hasher = hashlib.sha256()
     hasher.update(len(config).to_bytes(8, "big") + config)
-    sink = _HashSink(hasher)
-    with pa.ipc.new_stream(sink, rows.schema) as writer:
-        writer.write_table(rows.combine_chunks())
+    try:
+        table = lancedb.connect(str(Path(index_dir) / LANCEDB_DIR)).open_table(TABLE_NAME)
+        schema = pa.schema([field.remove_metadata() for field in table.schema])
+        order = table.search().select(["id"]).with_row_id(True).limit(None).to_arrow().sort_by("id")
+        row_ids = order["_rowid"]
+        with pa.ipc.new_stream(_HashSink(hasher), schema) as writer:
+            for start in range(0, len(row_ids), DIGEST_BATCH_ROWS):
+                wanted = row_ids[start : start + DIGEST_BATCH_ROWS].to_pylist()
+                part = table.take_row_ids(wanted).to_arrow().select(schema.names).sort_by("id")
+                writer.write_table(part.replace_schema_metadata(None).cast(schema).combine_chunks())
+    except Exception as error:  # LanceDB raises assorted errors for a missing or damaged table
+        raise IndexUnavailable(f"cannot read the index table in {index_dir}: {error}") from error
     return "sha256:" + hasher.hexdigest()
 
 

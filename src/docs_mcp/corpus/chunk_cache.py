@@ -5,29 +5,46 @@ The key of a file is the sha256 of the chunking code (every source file of ``doc
 (strategy and metadata from its manifests) and its text. ``chunk_file`` is a pure function of those,
 so a hit is exactly what chunking again would give.
 
-Storage: one pickle in the build's cache folder (``OUT/.docs-mcp-cache/chunks.pickle`` by default),
-rewritten (temporary file, then ``os.replace``) only when a build chunked something new, holding the
-files of that build only. Pickle, because ``ChunkedFile`` is what the chunk pool already sends between
-processes; the cache folder is the build's own (never published or pulled: see ``artifact.layer``), as
-trusted as the index it sits in. An unreadable or foreign file is ignored: everything is chunked again.
+Storage: ``chunks.entries`` in the build's cache folder (``docs_mcp.indexing.build_cache``), an entry
+file (``docs_mcp.entry_file``) holding each chunked file of the last build as JSON under its key, with
+its sha256: a damaged entry is chunked again from its source, a damaged or foreign file is ignored
+(logged), never a failed build. JSON of the chunk dataclasses only (``_encode``): reading the cache
+constructs those classes and nothing else, so a planted file cannot run code. Rewritten (temporary
+file, then ``os.replace``) only when a build chunked something new, holding the files of that build.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
-import os
-import pickle
-import uuid
+import json
+import logging
+from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import docs_mcp
-from docs_mcp.chunk.chunking import ChunkedFile
-from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.chunk.chunking import ChunkedFile, Oversized
+from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.entry_file import EntryFile, EntryWriter, read_entries
+from docs_mcp.errors import Finding
+from docs_mcp.parse.hints import MetadataDeclaration
+from docs_mcp.parse.strategy import Strategy
 
-CHUNK_CACHE_FILE = "chunks.pickle"
-_FORMAT = "docs-mcp chunk cache 1"
+log = logging.getLogger(__name__)
+
+CHUNK_CACHE_FILE = "chunks.entries"
+_FORMAT = "docs-mcp chunk cache 2"
+# The classes an entry may hold: decoding builds these from their fields, nothing else.
+_CLASSES: dict[str, type[Any]] = {
+    cls.__name__: cls for cls in (ChunkedFile, Chunk, Finding, MetadataDeclaration, Oversized, Strategy)
+}
+
+
+class _Unstorable(Exception):
+    """A value JSON cannot hold exactly (a YAML date in front matter): the file is not cached."""
 
 
 @cache
@@ -53,50 +70,103 @@ def file_key(path: str, text: str, settings: FileSettings) -> str:
     return digest.hexdigest()
 
 
+def _encode(value: object) -> object:
+    """``value`` as JSON data that ``_decode`` turns back into an equal value of the same types."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return {"float": repr(value)}  # exact, NaN and infinities included
+    if isinstance(value, list):
+        return [_encode(item) for item in value]
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(item) for item in value]}
+    if isinstance(value, Mapping) and all(isinstance(key, str) for key in value):
+        return {"map": {key: _encode(item) for key, item in value.items()}}
+    name = type(value).__name__
+    if dataclasses.is_dataclass(value) and _CLASSES.get(name) is type(value):
+        fields = {f.name: _encode(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {"class": name, "fields": fields}
+    raise _Unstorable(name)
+
+
+def _decode(data: object) -> Any:
+    """The value ``_encode`` made ``data`` of. Raises ``ValueError``/``TypeError``/``KeyError`` for data
+    it did not make."""
+    if data is None or isinstance(data, bool | int | str):
+        return data
+    if isinstance(data, list):
+        return [_decode(item) for item in data]
+    if not isinstance(data, dict) or len(data) not in (1, 2):
+        raise ValueError("not an encoded value")
+    if "float" in data:
+        return float(data["float"])
+    if "tuple" in data:
+        return tuple(_decode(item) for item in data["tuple"])
+    if "map" in data:
+        return {str(key): _decode(item) for key, item in data["map"].items()}
+    cls = _CLASSES[data["class"]]
+    return cls(**{str(key): _decode(item) for key, item in data["fields"].items()})
+
+
 class ChunkCache:
-    """The chunked files of the last build that used ``directory``; ``get`` and ``put`` by ``file_key``."""
+    """The chunked files of the last build that used ``directory``; ``get`` and ``put`` by ``file_key``.
+    ``damaged`` counts entries that failed their digest or did not decode (chunked again)."""
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / CHUNK_CACHE_FILE
-        self._previous: dict[str, ChunkedFile] = self._read()
-        self._current: dict[str, ChunkedFile] = {}
+        self._previous: EntryFile | None = read_entries(self.path, _FORMAT)
+        # This build's files: the stored bytes of a hit (written back as they are), or a new chunked file.
+        self._current: dict[str, bytes | ChunkedFile] = {}
         self.hits = 0
         self.misses = 0
-
-    def _read(self) -> dict[str, ChunkedFile]:
-        try:
-            with self.path.open("rb") as handle:
-                stored = pickle.load(handle)  # the build's own cache folder (see the module docstring)
-        except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, ValueError):
-            return {}
-        if not isinstance(stored, dict) or stored.get("format") != _FORMAT:
-            return {}
-        files = stored.get("files")
-        return files if isinstance(files, dict) else {}
+        self.damaged = 0
 
     def get(self, key: str) -> ChunkedFile | None:
         """The cached chunked file of ``key``, or None (counted as a hit or a miss)."""
-        found = self._previous.get(key)
+        found = self._load(key)
         if found is None:
             self.misses += 1
-        else:
-            self.hits += 1
-            self._current[key] = found
-        return found
+            return None
+        self.hits += 1
+        self._current[key] = found[1]
+        return found[0]
+
+    def _load(self, key: str) -> tuple[ChunkedFile, bytes] | None:
+        if self._previous is None:
+            return None
+        damaged = self._previous.damaged
+        data = self._previous.get(key)
+        if data is None:
+            self.damaged += self._previous.damaged - damaged
+            return None
+        try:
+            chunked = _decode(json.loads(data))
+            if not isinstance(chunked, ChunkedFile):
+                raise TypeError(type(chunked).__name__)
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
+            log.warning("%s: entry %s does not decode (%r); chunking it again", self.path, key, error)
+            self.damaged += 1
+            return None
+        return chunked, data
 
     def put(self, key: str, chunked: ChunkedFile) -> None:
         self._current[key] = chunked
 
     def save(self) -> None:
         """Keep this build's files for the next one (only when something changed). Raises ``OSError``."""
-        if self._current.keys() == self._previous.keys():
+        previous = self._previous
+        if previous is not None and not self.damaged and self._current.keys() == set(previous.keys):
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f"{self.path.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            with temporary.open("wb") as handle:
-                pickle.dump({"format": _FORMAT, "files": self._current}, handle, pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, self.path)
-        finally:
-            temporary.unlink(missing_ok=True)
-        self._previous = dict(self._current)
+        with EntryWriter(self.path, _FORMAT) as writer:
+            for key, entry in self._current.items():
+                if isinstance(entry, bytes):
+                    writer.add(key, entry)
+                    continue
+                try:
+                    data = json.dumps(_encode(entry), ensure_ascii=False, separators=(",", ":"))
+                    writer.add(key, data.encode("utf-8", "surrogatepass"))
+                except _Unstorable as unstorable:  # chunked again next time
+                    log.debug("%s: not cached (holds a %s)", entry.path, unstorable)
+        if previous is not None:
+            previous.close()
+        self._previous = read_entries(self.path, _FORMAT)

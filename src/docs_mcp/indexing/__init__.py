@@ -12,7 +12,6 @@ import docs_mcp.store  # noqa: F401  (first: it defers lancedb's REST client unt
 from docs_mcp._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from docs_mcp.indexing.pipeline import CACHE_DIR_NAME as CACHE_DIR_NAME
     from docs_mcp.indexing.pipeline import BuildOptions as BuildOptions
     from docs_mcp.indexing.pipeline import BuildProgress as BuildProgress
     from docs_mcp.indexing.pipeline import BuildResult as BuildResult

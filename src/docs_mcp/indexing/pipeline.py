@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
 import os
 import shutil
 import subprocess
@@ -26,10 +27,11 @@ from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_man
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
+from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.indexing.row_cache import RowCache
-from docs_mcp.indexing.rows import with_vectors
-from docs_mcp.indexing.writer import write_index
+from docs_mcp.indexing.rows import vector_batches
+from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,
@@ -41,10 +43,11 @@ from docs_mcp.store.index_manifest import (
 )
 from docs_mcp.store.swap import new_staging_dir, swap_in
 
-__all__ = ["CACHE_DIR_NAME", "BuildOptions", "BuildProgress", "BuildResult", "build"]
+__all__ = ["BuildOptions", "BuildProgress", "BuildResult", "build"]
+
+log = logging.getLogger(__name__)
 
 Stage = Literal["files", "chunks", "estimate", "embedding", "writing", "done"]
-CACHE_DIR_NAME = ".docs-mcp-cache"
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ class BuildOptions:
     version: str | None = None  # the documented library's version, recorded for `serve` (issue 22)
     embedding_provider: str | None = None  # None: the root manifest's `embedding`, else "none"
     embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)  # over the manifest's
-    cache_dir: Path | None = None  # default OUT/.docs-mcp-cache
+    cache_dir: Path | None = None  # the rebuild cache; default: build_cache.build_cache_dir
     site_config: Path | None = None  # the site generator's config; None: found beside the docs
     progress: Callable[[BuildProgress], None] | None = None
 
@@ -84,6 +87,8 @@ class BuildResult:
     cache_hits: int | None = None  # None: no embedding cache in use
     cache_misses: int | None = None
     files_rechunked: int = 0  # files not in the chunk cache of the last build (all of them the first time)
+    cache_dir: Path | None = None  # the rebuild cache this build read and wrote
+    cache_damaged: int = 0  # cached entries that failed their checks and were made again
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data (``docs-mcp build --json``)."""
@@ -101,6 +106,8 @@ class BuildResult:
             "cache_hits": self.cache_hits,
             "cache_misses": self.cache_misses,
             "files_rechunked": self.files_rechunked,
+            "cache_dir": str(self.cache_dir) if self.cache_dir else None,
+            "cache_damaged": self.cache_damaged,
             "seconds": round(self.seconds, 3),
             "warnings": [finding.to_dict() for finding in self.warnings],
         }
@@ -126,7 +133,7 @@ def build(options: BuildOptions) -> BuildResult:
     name, settings = resolve_settings(
         options.embedding_provider, options.embedding, _configured_embedding(Path(options.docs_dir))
     )
-    cache_dir = options.cache_dir or out / CACHE_DIR_NAME
+    cache_dir = build_cache_dir(Path(options.docs_dir), options.site_config, out, options.cache_dir)
     provider = make_provider(name, settings, cache_dir)
     files_seen = 0
 
@@ -187,18 +194,19 @@ def build(options: BuildOptions) -> BuildResult:
         copies=tuple(tuple(group) for group in copy_groups(chunks)),
     )
     report(BuildProgress("writing", 0, None, str(out)))
+    # Rows stream from the row cache (or are made) batch by batch into LanceDB: never the whole table.
     row_cache = RowCache(cache_dir)
-    rows = row_cache.rows(corpus.files, corpus.file_keys, sorted(facets), corpus.urls)
+    names = sorted(facets)
+    schema = RowCache.schema(names, corpus.urls)
+    batches = row_cache.batches(corpus.files, corpus.file_keys, names, corpus.urls)
+    if vectors is not None:
+        schema, batches = vector_batches(schema, batches, vectors)
     staging = new_staging_dir(out)
     try:
-        write_index(staging, rows if vectors is None else with_vectors(rows, vectors), sorted(facets))
+        write_batches(staging, schema, batches, names)
         write_manifest(staging, manifest)
-        chunk_cache.save()
-        row_cache.save()
-        if options.cache_dir is None and cache_dir.is_dir():
-            # The default cache lives inside OUT: carry it into the new index before the swap.
-            shutil.move(str(cache_dir), str(staging / CACHE_DIR_NAME))
         swap_in(staging, out)
+        _save_caches(chunk_cache, row_cache)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
         if not _disk_full(error):
             raise
@@ -207,6 +215,7 @@ def build(options: BuildOptions) -> BuildResult:
             "is unchanged. Free some space (or choose another --out) and build again"
         ) from None
     finally:
+        row_cache.discard()  # what a failed build wrote of the cache (after save: nothing)
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started
     report(BuildProgress("done", len(chunks), len(chunks), f"chunks in {seconds:.1f}s"))
@@ -221,7 +230,21 @@ def build(options: BuildOptions) -> BuildResult:
         cache_hits=provider.hits if provider else None,
         cache_misses=provider.misses if provider else None,
         files_rechunked=chunk_cache.misses,
+        cache_dir=cache_dir,
+        cache_damaged=chunk_cache.damaged + row_cache.damaged,
     )
+
+
+def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache) -> None:
+    """Keep what this build made for the next one; the index is already in place, so a cache that
+    cannot be written (a full disk) costs the next build time, never this one its result."""
+    for cache in (chunk_cache, row_cache):
+        try:
+            cache.save()
+        except OSError as error:
+            log.warning(
+                "could not write the build cache %s (%s); the next build makes it again", cache.path, error
+            )
 
 
 def _configured_embedding(docs_dir: Path) -> Mapping[str, object] | None:
@@ -239,7 +262,7 @@ def _configured_embedding(docs_dir: Path) -> Mapping[str, object] | None:
 def _check_out(out: Path) -> None:
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_FILE).exists())):
         entries = {p.name for p in out.iterdir()} if out.is_dir() else set()
-        if entries != {CACHE_DIR_NAME}:  # a cache left by a failed first build is fine
+        if entries != {LEGACY_CACHE_DIR_NAME}:  # a cache left by a failed first build is fine
             raise ConfigError(
                 f"{out} exists and is not a docs-mcp index; refusing to replace it. "
                 "Choose an empty or new --out"

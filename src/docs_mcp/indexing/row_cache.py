@@ -5,19 +5,19 @@ index's facet names, and its chunks of its chunk cache key (``corpus.chunk_cache
 rows of a file whose key and the facet names are unchanged are taken from the last build, the others
 made afresh, and the table is assembled in corpus order: the same table a full build makes.
 
-Storage: one Arrow IPC file in the build's cache folder (``rows.arrow``), the last build's rows in
-its order; the schema metadata records the row code's fingerprint, the facet names, and each file's
-path, key and row count. Rewritten (temporary file, then ``os.replace``) when anything changed; an
-unreadable or foreign file is ignored (every row is made again).
+Storage: ``rows.entries`` in the build's cache folder, an entry file (``docs_mcp.entry_file``) holding
+each file's rows as one Arrow IPC stream under its path and key, with its sha256; its metadata records
+the row code's fingerprint, the facet names and the files in order. A damaged entry (its digest, its
+schema or its row count) is made again from the file's chunks, a damaged or foreign file is ignored
+(logged): never a failed build, never a wrong row. Rewritten (temporary file, then ``os.replace``)
+when anything changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import uuid
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
@@ -25,13 +25,17 @@ import pyarrow as pa
 
 import docs_mcp
 from docs_mcp.chunk.chunking import ChunkedFile
+from docs_mcp.entry_file import EntryFile, EntryWriter, read_entries
 from docs_mcp.indexing import rows as rows_module
 from docs_mcp.indexing.rows import text_rows
 from docs_mcp.store import columns, identifiers
 
-ROW_CACHE_FILE = "rows.arrow"
-_FORMAT = "docs-mcp row cache 1"
-_METADATA_KEY = b"docs_mcp_row_cache"
+log = logging.getLogger(__name__)
+
+ROW_CACHE_FILE = "rows.entries"
+_FORMAT = "docs-mcp row cache 2"
+# Rows per record batch handed to the writer: bounds the build's memory for rows (issue 34).
+BATCH_ROWS = 4096
 
 
 @cache
@@ -43,14 +47,24 @@ def rows_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def _ipc(rows: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, rows.schema) as writer:
+        writer.write_table(rows)
+    return bytes(sink.getvalue())
+
+
 class RowCache:
-    """The rows of the last build that used ``directory``; ``hits``/``misses`` count files."""
+    """The rows of the last build that used ``directory``; ``hits``/``misses`` count files, ``damaged``
+    the cached entries that failed their checks (their rows made again)."""
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / ROW_CACHE_FILE
         self.hits = 0
         self.misses = 0
-        self._pending: tuple[pa.Table, dict[str, object]] | None = None
+        self.damaged = 0
+        self._writer: EntryWriter | None = None  # this build's entries, written as its rows are made
+        self._changed = False
 
     def rows(
         self,
@@ -59,70 +73,122 @@ class RowCache:
         facet_names: Sequence[str],
         urls: Mapping[str, str] | None = None,
     ) -> pa.Table:
-        """The text rows of ``files`` (in order), reusing the last build's where nothing changed.
-        ``urls`` (chunk id -> page URL, a site's) adds the URL column; a file's URLs are part of its key."""
+        """The text rows of ``files`` (in order) as one table (see ``batches``)."""
+        schema = self.schema(facet_names, urls)
+        return pa.Table.from_batches(list(self.batches(files, file_keys, facet_names, urls)), schema)
+
+    @staticmethod
+    def schema(facet_names: Sequence[str], urls: Mapping[str, str] | None) -> pa.Schema:
+        """The schema of the rows ``batches`` yields."""
+        return text_rows([], sorted(set(facet_names)), urls).schema
+
+    def batches(
+        self,
+        files: Sequence[ChunkedFile],
+        file_keys: Mapping[str, str],
+        facet_names: Sequence[str],
+        urls: Mapping[str, str] | None = None,
+        batch_rows: int | None = None,
+    ) -> Iterator[pa.RecordBatch]:
+        """The text rows of ``files`` (in order) in record batches of about ``batch_rows`` rows, reusing
+        the last build's where nothing changed; what this build made goes to the cache as it is made
+        (kept by ``save``). ``urls`` (chunk id -> page URL, a site's) adds the URL column; a file's
+        URLs are part of its key. Memory: one batch and the files' chunks, not the table."""
+        batch_rows = batch_rows or BATCH_ROWS
         names = sorted(set(facet_names))
-        previous, where, last_files = self._read(names, bool(urls))
+        schema = self.schema(names, urls)
+        previous, last_files = self._open(names, bool(urls))
+        self.discard()
+        self._writer = writer = EntryWriter(self.path, _FORMAT)
         parts: list[pa.Table] = []
+        pending = 0
         recorded: list[list[object]] = []
-        for file in files:
-            key = file_keys.get(file.path, "")
-            if key and urls:  # a site's base URL can change while the page does not
-                page_urls = "\0".join(urls.get(chunk.id, "") for chunk in file.chunks)
-                key += ":" + hashlib.sha256(page_urls.encode()).hexdigest()
-            found = where.get((file.path, key)) if key else None
-            if previous is not None and found is not None and found[1] == len(file.chunks):
-                parts.append(previous.slice(found[0], found[1]))
-                self.hits += 1
-            else:
-                parts.append(text_rows(file.chunks, names, urls))
-                self.misses += 1
-            recorded.append([file.path, key, len(file.chunks)])
-        table = pa.concat_tables(parts).combine_chunks() if parts else text_rows([], names, urls)
-        if recorded != last_files:
-            self._pending = (table, {"format": _FORMAT, "fingerprint": rows_fingerprint(), "facets": names,
-                                     "urls": bool(urls), "files": recorded})  # fmt: skip
-        return table
+        try:
+            for file in files:
+                key = file_keys.get(file.path, "")
+                if key and urls:  # a site's base URL can change while the page does not
+                    page_urls = "\0".join(urls.get(chunk.id, "") for chunk in file.chunks)
+                    key += ":" + hashlib.sha256(page_urls.encode()).hexdigest()
+                entry = f"{file.path}\0{key}"
+                found = self._cached(previous, entry, schema, len(file.chunks)) if key else None
+                if found is not None:
+                    self.hits += 1
+                    part, data = found
+                else:
+                    self.misses += 1
+                    part = text_rows(file.chunks, names, urls)
+                    data = _ipc(part) if key else b""
+                if key:
+                    writer.add(entry, data)
+                recorded.append([file.path, key, len(file.chunks)])
+                parts.append(part)
+                pending += part.num_rows
+                if pending >= batch_rows:
+                    yield from pa.concat_tables(parts).combine_chunks().to_batches()
+                    parts, pending = [], 0
+            if parts:
+                yield from pa.concat_tables(parts).combine_chunks().to_batches()
+        finally:
+            if previous is not None:
+                previous.close()
+        self._changed = recorded != last_files or bool(self.damaged)
+        writer.metadata = {
+            "fingerprint": rows_fingerprint(),
+            "facets": names,
+            "urls": bool(urls),
+            "files": recorded,
+        }
 
     def save(self) -> None:
-        """Keep the last ``rows`` call's rows for the next build (if anything changed). Raises ``OSError``."""
-        if self._pending is None:
-            return
-        table, metadata = self._pending
-        table = table.replace_schema_metadata({_METADATA_KEY: json.dumps(metadata).encode()})
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f"{self.path.name}.{uuid.uuid4().hex}.tmp")
-        try:
-            with pa.OSFile(str(temporary), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
-                writer.write_table(table)
-            os.replace(temporary, self.path)
-        finally:
-            temporary.unlink(missing_ok=True)
-        self._pending = None
+        """Keep the last ``batches`` call's rows for the next build (if anything changed). Raises
+        ``OSError``."""
+        if self._writer is not None and self._changed:
+            self._writer.commit()
+        self.discard()
 
-    def _read(
-        self, names: list[str], urls: bool
-    ) -> tuple[pa.Table | None, dict[tuple[str, str], tuple[int, int]], object]:
-        """The last build's rows, where each (path, key) starts and how many rows it has, and its files."""
-        try:
-            with pa.OSFile(str(self.path), "rb") as source:  # read, not mapped: the file is replaced later
-                table = pa.ipc.open_file(source).read_all()
-            metadata = json.loads((table.schema.metadata or {})[_METADATA_KEY])
-        except (OSError, pa.ArrowException, KeyError, ValueError):
-            return None, {}, None
+    def discard(self) -> None:
+        """Forget what the last ``batches`` call wrote (a failed build)."""
+        if self._writer is not None:
+            self._writer.discard()
+        self._writer = None
+
+    def _open(self, names: list[str], urls: bool) -> tuple[EntryFile | None, object]:
+        """The last build's entry file when it was written by this code for these facets, and its files."""
+        previous = read_entries(self.path, _FORMAT)
+        if previous is None:
+            return None, None
+        metadata = previous.metadata
         if (
-            not isinstance(metadata, dict)
-            or metadata.get("format") != _FORMAT
-            or metadata.get("fingerprint") != rows_fingerprint()
+            metadata.get("fingerprint") != rows_fingerprint()
             or metadata.get("facets") != names
             or metadata.get("urls") != urls
         ):
-            return None, {}, None
-        where: dict[tuple[str, str], tuple[int, int]] = {}
-        start = 0
-        for path, key, count in metadata.get("files", []):
-            where[(str(path), str(key))] = (start, int(count))
-            start += int(count)
-        if start != table.num_rows:
-            return None, {}, None
-        return table.replace_schema_metadata(None), where, metadata.get("files")
+            previous.close()
+            return None, None
+        return previous, metadata.get("files")
+
+    def _cached(
+        self, previous: EntryFile | None, entry: str, schema: pa.Schema, count: int
+    ) -> tuple[pa.Table, bytes] | None:
+        """The cached rows of ``entry`` and their bytes, when they pass their digest, have ``schema``
+        and ``count`` rows; None otherwise (a failed check is logged and counted)."""
+        if previous is None:
+            return None
+        damaged = previous.damaged
+        data = previous.get(entry)
+        if data is None:
+            self.damaged += previous.damaged - damaged
+            return None
+        try:
+            rows = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
+        except (pa.ArrowException, ValueError) as error:
+            rows, problem = None, f"does not read ({error})"
+        else:
+            problem = (
+                "" if rows.schema.equals(schema) and rows.num_rows == count else "has other columns or rows"
+            )
+        if rows is None or problem:
+            log.warning("%s: the rows of %s %s; making them again", self.path, entry.split("\0")[0], problem)
+            self.damaged += 1
+            return None
+        return rows, data

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 
 import pyarrow as pa
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.store.columns import (
+    FILE_CHUNKS_COLUMN,
     FTS_BODY,
     FTS_CRUMBS,
+    POSITION_COLUMN,
     TEXT_COLUMN,
     URL_COLUMN,
     VECTOR_COLUMN,
@@ -60,6 +62,7 @@ def text_rows(
     """The rows of ``chunks`` without the vector column: everything their text (and URL) decides."""
     names = sorted(set(facet_names))
     schema = table_schema(names, None, urls=bool(urls))
+    places = _places(chunks)
     columns: dict[str, list[object]] = {
         "id": [c.id for c in chunks],
         "file_path": [c.file_path for c in chunks],
@@ -67,6 +70,8 @@ def text_rows(
         "breadcrumb": [list(c.breadcrumb) for c in chunks],
         "title": [c.title for c in chunks],
         "ordinal": [c.ordinal for c in chunks],
+        POSITION_COLUMN: places[0],
+        FILE_CHUNKS_COLUMN: places[1],
         "level": [c.level for c in chunks],
         "start_line": [c.start_line for c in chunks],
         "end_line": [c.end_line for c in chunks],
@@ -97,6 +102,42 @@ def with_vectors(rows: pa.Table, vectors: Sequence[Sequence[float]]) -> pa.Table
     flat = np.asarray(vectors, dtype=np.float32).reshape(-1)
     column = pa.FixedSizeListArray.from_arrays(pa.array(flat, type=pa.float32()), dimensions)
     return rows.append_column(pa.field(VECTOR_COLUMN, column.type, nullable=False), column)
+
+
+def vector_batches(
+    schema: pa.Schema, batches: Iterable[pa.RecordBatch], vectors: Sequence[Sequence[float]]
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """The schema and batches of ``batches`` (from ``text_rows``, in order) with the vector column of
+    ``vectors`` (none when it is empty), one batch at a time. The batches raise ``ValueError`` when
+    ``vectors`` does not hold one vector per row."""
+    if not len(vectors):
+        return schema, iter(batches)
+    field = pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), len(vectors[0])), nullable=False)
+
+    def joined() -> Iterator[pa.RecordBatch]:
+        done = 0
+        for batch in batches:
+            part = with_vectors(pa.Table.from_batches([batch]), vectors[done : done + batch.num_rows])
+            done += batch.num_rows
+            yield from part.to_batches()
+        if done != len(vectors):
+            raise ValueError(f"{len(vectors)} vectors for {done} chunks")
+
+    return schema.append(field), joined()
+
+
+def _places(chunks: Sequence[Chunk]) -> tuple[list[object], list[object]]:
+    """Per chunk, its 1-based place among its file's chunks (by ordinal, then id) and their number."""
+    by_file: dict[str, list[int]] = {}
+    for number, chunk in enumerate(chunks):
+        by_file.setdefault(chunk.file_path, []).append(number)
+    positions: list[object] = [0] * len(chunks)
+    totals: list[object] = [0] * len(chunks)
+    for numbers in by_file.values():
+        numbers.sort(key=lambda n: (chunks[n].ordinal, chunks[n].id))
+        for place, number in enumerate(numbers, start=1):
+            positions[number], totals[number] = place, len(numbers)
+    return positions, totals
 
 
 def _facet_value(metadata: Mapping[str, str], name: str) -> str | None:

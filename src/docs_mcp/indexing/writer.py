@@ -1,10 +1,10 @@
-"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, then ``optimize()`` down to
-one version."""
+"""Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, the ``terms`` table of
+word counts (``indexing.terms``), then ``optimize()`` down to one version."""
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,7 +12,15 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
-from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, TABLE_NAME, VECTOR_COLUMN, facet_column
+from docs_mcp.indexing.terms import WordCounts
+from docs_mcp.store.columns import (
+    FTS_COLUMNS,
+    LANCEDB_DIR,
+    TABLE_NAME,
+    TEXT_COLUMN,
+    VECTOR_COLUMN,
+    facet_column,
+)
 
 # Below this many rows an exact (flat) cosine scan is fast enough and perfectly accurate
 # (benchmarks/test_hybrid_path.py); above it an IVF_HNSW_SQ index keeps vector search in budget.
@@ -27,13 +35,35 @@ def write_index(
     facet_names: Sequence[str],
     exact_vector_max_rows: int = EXACT_VECTOR_SEARCH_MAX_ROWS,
 ) -> None:
-    """Create ``out_dir/.lancedb`` holding ``rows`` as table ``chunks`` with every index built.
+    """Create ``out_dir/.lancedb`` holding ``rows`` as table ``chunks`` with every index built (see
+    ``write_batches``)."""
+    write_batches(out_dir, rows.schema, rows.to_batches(), facet_names, exact_vector_max_rows)
+
+
+def write_batches(
+    out_dir: Path,
+    schema: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+    facet_names: Sequence[str],
+    exact_vector_max_rows: int = EXACT_VECTOR_SEARCH_MAX_ROWS,
+) -> None:
+    """Create ``out_dir/.lancedb`` holding the rows of ``batches`` as table ``chunks`` with every index
+    built once they are all written, and the ``terms`` table. The batches stream into LanceDB (and
+    their words into the counts): the rows are never held whole.
 
     ``out_dir`` must not already hold a table (build writes into a fresh temporary directory).
     Raises whatever LanceDB raises on I/O failure.
     """
     db = lancedb.connect(str(out_dir / LANCEDB_DIR))
-    table = db.create_table(TABLE_NAME, data=rows, schema=rows.schema, mode="create")
+    words = WordCounts()
+
+    def counted() -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            words.add(batch.column(TEXT_COLUMN))
+            yield batch
+
+    reader = pa.RecordBatchReader.from_batches(schema, counted())
+    table = db.create_table(TABLE_NAME, data=reader, schema=schema, mode="create")
     timeout = timedelta(minutes=10)
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
@@ -43,8 +73,9 @@ def write_index(
         table.create_index(column, config=BTree(), wait_timeout=timeout)
     for name in facet_names:
         table.create_index(facet_column(name), config=Bitmap(), wait_timeout=timeout)
-    if VECTOR_COLUMN in rows.schema.names and rows.num_rows > exact_vector_max_rows:
+    if VECTOR_COLUMN in schema.names and table.count_rows() > exact_vector_max_rows:
         table.create_index(VECTOR_COLUMN, config=HnswSq(distance_type="cosine"), wait_timeout=timeout)
+    terms = words.write(db)
     # Each create_index above committed a new table version, and LanceDB keeps every one (a manifest
     # and a transaction file each, ~20 files). Nothing reads them: the index is only ever opened at its
     # latest version. Cleaning them up leaves one version, so the folder (and the OCI layer published
@@ -52,4 +83,5 @@ def write_index(
     # would fail; this table is private to the build until it is swapped in, so there is none.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
-        table.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        for written in (table, terms):
+            written.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

@@ -2,7 +2,7 @@
 
 Imported by the server, so it stays free of build-time dependencies (markdown, yaml, openai).
 One ``DocsIndex`` may be used from several threads at once: the LanceDB table is opened once and
-only read; the row catalog is built at open and never changed.
+only read; the row catalog reads what a request needs, behind bounded caches.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from docs_mcp.search.copies import CopyFolder
 from docs_mcp.search.embedder import QueryEmbedder, resolve_query_provider
 from docs_mcp.search.filters import build_where, validate_filters
 from docs_mcp.search.folding import Folder, path_words
+from docs_mcp.search.frequencies import WordFrequencies, terms_table
 from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query
@@ -135,6 +136,7 @@ class DocsIndex:
         )
         # Sections the build found to be copies of each other fold into one hit (search.copies).
         copies = CopyFolder(manifest.copies if config.fold else ())
+        terms = terms_table(path)
         self._ranker = Ranker(
             self._async_table,
             config,
@@ -144,6 +146,7 @@ class DocsIndex:
             self.facets,
             self.vector_floor,
             copies,
+            WordFrequencies(self._async_table, terms),
         )
 
     @classmethod
@@ -167,7 +170,7 @@ class DocsIndex:
         if problem:
             log.warning("vector search disabled, searching full text only: %s", problem)
         embedder = QueryEmbedder(provider, query_timeout) if provider is not None else None
-        with lance_reads(root):  # opening reads the table's rows (the catalog) and its indices
+        with lance_reads(root):  # opening reads the table's schema and its indices, no rows
             table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
             rows = table.count_rows()
             if rows != manifest.chunk_count:  # an edited manifest, or a table from another build
@@ -284,21 +287,27 @@ class DocsIndex:
     def resource_ids(self) -> list[str]:
         """Ids of the chunks whose facet values the taxonomy marks ``mcp_resource``, files sorted,
         in file order; empty when no value is marked."""
-        if self._resource_ids is None:  # the catalog never changes: list them once
-            self._resource_ids = self._catalog.ids_with(self.resource_values)
+        if self._resource_ids is None:  # the index never changes: list them once
+            with lance_reads(self.path):
+                self._resource_ids = self._catalog.ids_with(self.resource_values)
         return self._resource_ids
 
     def sections(self, ids: Sequence[str]) -> list[Section]:
         """The ``Section``s of ``ids`` (no text), in order. Raises ``ChunkNotFound`` for an unknown id."""
-        for chunk_id in ids:
-            if chunk_id not in self._catalog:
-                raise ChunkNotFound(f"no chunk with id {chunk_id!r}", chunk_id, [])
-        return self._catalog.sections(ids)
+        with lance_reads(self.path):
+            for chunk_id in ids:
+                if chunk_id not in self._catalog:
+                    raise ChunkNotFound(f"no chunk with id {chunk_id!r}", chunk_id, [])
+            return self._catalog.sections(ids)
 
     def example_section(self) -> tuple[str, str]:
         """A real heading and chunk id of this index, for the tool schema's examples (see
         ``RowCatalog.example``); empty strings for an empty index."""
-        return self._catalog.example()
+        examples = self.manifest.examples or {}
+        if examples.get("chunk_id") and examples.get("query"):  # written by the build
+            return examples["query"], examples["chunk_id"]
+        with lance_reads(self.path):
+            return self._catalog.example()
 
     # -- get ------------------------------------------------------------------------------------
 
@@ -310,13 +319,13 @@ class DocsIndex:
         """
         if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= CONTEXT_MAX:
             raise QueryError(f"context must be an integer from 0 to {CONTEXT_MAX} (got {context!r})")
-        if chunk_id not in self._catalog:
-            close = self._catalog.close_ids(chunk_id)
+        with lance_reads(self.path):
+            known = chunk_id in self._catalog
+            close = [] if known else self._catalog.close_ids(chunk_id)
+        if not known:
             hint = f"; did you mean: {', '.join(close)}" if close else "; search_docs returns valid ids"
             raise ChunkNotFound(f"no chunk with id {chunk_id!r}{hint}", chunk_id, close)
-        ids = self._catalog.window(chunk_id, context)
         with lance_reads(self.path):
-            taken = self._table.take_row_ids(self._catalog.row_ids_of(ids))
-            rows = taken.select(["id", "markdown"]).to_arrow().to_pydict().values()
-        markdown = dict(zip(*rows, strict=True))
-        return SectionWindow(chunk_id, self._catalog.sections(ids, markdown=[markdown[cid] for cid in ids]))
+            ids, markdown = self._catalog.window(chunk_id, context)
+            sections = self._catalog.sections(ids, markdown=[markdown[cid] for cid in ids])
+        return SectionWindow(chunk_id, sections)

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 import lancedb
+import pyarrow as pa
 from lancedb.background_loop import LOOP
 from lancedb.query import FullTextQuery
 
@@ -37,15 +38,35 @@ def _best_first(pairs: Any) -> Ranked:
     return sorted(pairs, key=lambda item: (-item[1], item[0]))
 
 
+class Rows:
+    """Where a leg puts what it read besides ids and scores: ``columns`` of its rows (the catalog's,
+    ``RowCatalog.columns``) and their ``_rowid`` as Arrow tables in ``read``."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = list(columns)
+        self.read: list[pa.Table] = []
+
+
 async def text_leg(
-    table: Any, query: FullTextQuery, where: str | None, depth: int, texts: dict[str, str] | None
+    table: Any,
+    query: FullTextQuery,
+    where: str | None,
+    depth: int,
+    texts: dict[str, str] | None,
+    rows: Rows | None = None,
 ) -> Ranked:
-    """BM25 ranking of ``query`` under the prefilter ``where``; row texts go into ``texts`` when given."""
+    """BM25 ranking of ``query`` under the prefilter ``where``; row texts go into ``texts`` when given,
+    the ``rows.columns`` into ``rows``."""
     builder = table.query().nearest_to_text(query)
     if where:
         builder = builder.where(where)  # a prefilter: async queries filter before ranking
     columns = ["id", "_score"] if texts is None else ["id", TEXT_COLUMN, "_score"]
-    found = (await builder.select(columns).limit(depth).to_arrow()).to_pydict()
+    if rows is not None:
+        builder = builder.with_row_id()
+    read = await builder.select(columns + (rows.columns if rows else [])).limit(depth).to_arrow()
+    if rows is not None:
+        rows.read.append(read)
+    found = read.select(columns).to_pydict()
     if texts is not None:
         texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
     return _best_first(zip(found["id"], (float(s) for s in found["_score"]), strict=True))
@@ -58,7 +79,13 @@ async def texts(table: Any) -> list[str]:
 
 
 async def vector_leg(
-    table: Any, vector: Sequence[float], where: str | None, depth: int, ef: int | None, texts: dict[str, str]
+    table: Any,
+    vector: Sequence[float],
+    where: str | None,
+    depth: int,
+    ef: int | None,
+    texts: dict[str, str],
+    rows: Rows | None = None,
 ) -> Ranked:
     """Cosine similarity ranking (higher is better, like BM25); ``ef`` sizes an HNSW candidate list."""
     builder = table.query().nearest_to(list(vector)).column(VECTOR_COLUMN).distance_type("cosine")
@@ -66,6 +93,12 @@ async def vector_leg(
         builder = builder.ef(max(ef, depth))
     if where:
         builder = builder.where(where)
-    found = (await builder.select(["id", TEXT_COLUMN, "_distance"]).limit(depth).to_arrow()).to_pydict()
+    columns = ["id", TEXT_COLUMN, "_distance"]
+    if rows is not None:
+        builder = builder.with_row_id()
+    read = await builder.select(columns + (rows.columns if rows else [])).limit(depth).to_arrow()
+    if rows is not None:
+        rows.read.append(read)
+    found = read.select(columns).to_pydict()
     texts.update(zip(found["id"], found[TEXT_COLUMN], strict=True))
     return _best_first((cid, 1.0 - float(d)) for cid, d in zip(found["id"], found["_distance"], strict=True))

@@ -58,6 +58,7 @@ class Ranker:
         facets: Mapping[str, Sequence[str]],
         floor: float | None = None,
         copies: CopyFolder | None = None,
+        frequencies: WordFrequencies | None = None,
     ) -> None:
         self._floor = floor
         self._copies = copies or CopyFolder(())
@@ -67,7 +68,7 @@ class Ranker:
         self._catalog = catalog
         self._folder = folder
         self._facets = facets
-        self._frequencies = WordFrequencies(table)
+        self._frequencies = frequencies or WordFrequencies(table)
         # The kind prior applies to indexes whose sections carry a ``kind`` (generated SDK docs).
         self._prior = config.kind_prior if KIND in facets else None
 
@@ -78,7 +79,7 @@ class Ranker:
         row texts and how each hit matched (``text``, ``meaning`` or ``both``) by chunk id."""
         if ranking.mode != "vector" and is_long(ranking.query):
             # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
-            self._frequencies.load()
+            self._frequencies.load(ranking.query)
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -94,7 +95,10 @@ class Ranker:
         while True:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched))
+            rows = lance.Rows(self._catalog.columns)
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched, rows))
+            for read in rows.read:  # what the page and folding show of each hit: no second read
+                self._catalog.remember(read)
             if not folding and not self._copies:
                 return [FoldedHit(cid, score) for cid, score in ranked], texts, matched
             hits = (
@@ -108,34 +112,49 @@ class Ranker:
             depth = min(_DEPTH_MAX, 2 * depth)
 
     async def _ranked(
-        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str]
+        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str], rows: lance.Rows
     ) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched)
+            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched, rows)
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
     async def _leg_ranking(
-        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
+        self,
+        ranking: Ranking,
+        where: str | None,
+        wanted: int,
+        texts: dict[str, str],
+        matched: dict[str, str],
+        rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """:meth:`_legs`, with the kind prior applied when the index has kinds."""
-        ranked, complete = await self._legs(ranking, where, wanted, texts, matched)
+        ranked, complete = await self._legs(ranking, where, wanted, texts, matched, rows)
         if self._prior is None:
             return ranked, complete
-        return self._prior.apply(ranked, ranking.query, self._kind_of), complete
-
-    def _kind_of(self, chunk_id: str) -> str | None:
-        return self._catalog.hit_row(chunk_id).facets.get(KIND)
+        # The prior reads every candidate's kind: from the rows the legs just read (remembered now,
+        # not after the search), any others in one batched read, never one query per candidate.
+        for read in rows.read:
+            self._catalog.remember(read)
+        rows.read.clear()
+        kinds = self._catalog.kinds([cid for cid, _ in ranked])
+        return self._prior.apply(ranked, ranking.query, kinds.get), complete
 
     async def _legs(
-        self, ranking: Ranking, where: str | None, wanted: int, texts: dict[str, str], matched: dict[str, str]
+        self,
+        ranking: Ranking,
+        where: str | None,
+        wanted: int,
+        texts: dict[str, str],
+        matched: dict[str, str],
+        rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
         on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
@@ -147,17 +166,23 @@ class Ranker:
                 where,
                 wanted,
                 texts,
+                rows,
             )
             matched.update((cid, TEXT) for cid, _ in found)
             return found, len(found) < wanted
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
-        by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts)
+        by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts, rows)
         if mode == "vector":
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
         by_text = lance.text_leg(
-            self._table, fulltext_query(query, self._config, self._frequencies.loaded), where, depth, texts
+            self._table,
+            fulltext_query(query, self._config, self._frequencies.loaded),
+            where,
+            depth,
+            texts,
+            rows,
         )
         text, vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from itertools import pairwise
 
-__all__ = ["STOP_WORDS", "WORD", "query_phrases"]
+from docs_mcp.store.term_table import WORD  # the full-text tokenizer's word boundaries
 
-# The full-text tokenizer's word boundaries: "Claude's" -> Claude, s.
-WORD = re.compile(r"[A-Za-z0-9]+")
+__all__ = ["STOP_WORDS", "WORD", "query_phrases"]
 
 # The NLTK English stop list: a superset of the words LanceDB's English full-text tokenizer drops, so
 # no phrase clause degenerates into a single-term match, and snippets are not centred on "the".

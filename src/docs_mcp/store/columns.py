@@ -14,10 +14,12 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "FILE_CHUNKS_COLUMN",
     "FTS_BODY",
     "FTS_COLUMNS",
     "FTS_CRUMBS",
     "LANCEDB_DIR",
+    "POSITION_COLUMN",
     "TABLE_NAME",
     "TEXT_COLUMN",
     "URL_COLUMN",
@@ -44,6 +46,12 @@ TEXT_COLUMN = "text"
 # column exists only in such indexes: a reader finds none in others (or older ones) and gives no URL.
 URL_COLUMN = "url"
 
+# A chunk's place in its file (1-based, in file order) and its file's number of chunks: what a result
+# shows ("section 2 of 5") and where get_doc's neighbours are, read with the row, so a server needs no
+# per-file lists in memory (issue 34). Indexes built before them have neither; readers ask the file.
+POSITION_COLUMN = "position"
+FILE_CHUNKS_COLUMN = "file_chunks"
+
 _FACET_PREFIX = "facet_"
 _UNSAFE = re.compile(r"[^a-z0-9]")
 
@@ -69,6 +77,8 @@ def table_schema(facet_names: Sequence[str], dimensions: int | None, urls: bool 
         pa.field("breadcrumb", pa.list_(pa.string()), nullable=False),
         pa.field("title", pa.string(), nullable=False),
         pa.field("ordinal", pa.int32(), nullable=False),
+        pa.field(POSITION_COLUMN, pa.int32(), nullable=False),
+        pa.field(FILE_CHUNKS_COLUMN, pa.int32(), nullable=False),
         pa.field("level", pa.int32(), nullable=False),
         pa.field("start_line", pa.int32(), nullable=False),
         pa.field("end_line", pa.int32(), nullable=False),

@@ -56,7 +56,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--embedding-concurrency", type=int, help="embedding requests in flight at once")
     parser.add_argument("--embedding-base-url", help="an OpenAI-compatible server's base URL")
     parser.add_argument(
-        "--cache-dir", type=path_argument, help="embedding cache folder (default OUT/.docs-mcp-cache)"
+        "--cache-dir",
+        type=path_argument,
+        help="the rebuild cache: embeddings, chunked files and rows a rebuild reuses; not part of the index "
+        "(default: a folder per docs folder under $DOCS_MCP_CACHE_DIR, else ~/.cache/docs-mcp/builds)",
     )
     parser.add_argument(
         "--calibrate",
