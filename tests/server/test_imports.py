@@ -147,18 +147,3 @@ def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None
     )
     assert _printed(probe) == [False, True, "x", True, False, True, "MockValSer", "ListToolsRequest", False]
 
-
-def test_the_index_worker_imports_no_mcp_sdk_nor_http_stack(example_index: Path) -> None:
-    # The stdio server's index worker (docs_mcp.server.index_worker) opens and searches: the MCP SDK,
-    # its protocol models and the HTTP stack are the server process's alone.
-    modules = _loaded_after(
-        "import docs_mcp.server.index_worker, docs_mcp.server.remote_index\n"
-        "from docs_mcp.server.warm import open_warm\n"
-        "from docs_mcp.search.types import SearchRequest\n"
-        f"open_warm(__import__('pathlib').Path({str(example_index)!r})).search(SearchRequest(query='payment'))"
-    )
-    assert "lancedb" in modules
-    assert [
-        m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "starlette", "uvicorn", "anyio")
-    ] == []
-    assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []

@@ -36,7 +36,7 @@ from docs_mcp.server.tool_schema import GET_TOOL, SEARCH_TOOL, ToolSchemas
 from docs_mcp.server.tools import Answer, DocsTools
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 __all__ = [
     "SERVER_NAME",
@@ -189,6 +189,7 @@ def create_server(
     ) -> types.ListToolsResult:
         loaded = source.loaded
         if loaded is None:  # still loading (or failed): the manifest's listing is the index's
+            source.opening_answered()
             return front.listing
         # acquire() may reopen a rebuilt index: never on the event loop.
         return (await anyio.to_thread.run_sync(loaded.acquire, limiter=index_calls)).listing

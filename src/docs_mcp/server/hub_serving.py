@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from docs_mcp.errors import ConfigError
 from docs_mcp.server.app import ServedIndex, served_index
@@ -37,9 +37,6 @@ from docs_mcp.server.registry_source import PulledIndex, RegistrySource, follow
 from docs_mcp.server.tool_schema import searchable_facets
 from docs_mcp.server.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
-
-if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
 
 __all__ = ["ReadyHub", "open_hub", "serve_hub"]
 
@@ -70,14 +67,11 @@ def open_hub(
     wait: bool = True,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[], None] = lambda: None,
-    open_index: Callable[[Path], IndexReader] = open_warm,
 ) -> ReadyHub:
     """Pull what ``specs`` (named) reference, read every manifest, build the hub and its MCP server
     (answers within ``max_tokens`` by default; ``docs_feedback`` appending to ``feedback_log`` when
     given) and open the libraries in the background, returning once they are open (``wait``) or at
     once. ``on_loaded``/``on_failure`` run as each library's load ends (:class:`DeferredIndex`).
-    ``open_index`` opens and warms a library's folder (a stdio server's: in its index worker,
-    :mod:`docs_mcp.server.remote_index`).
 
     Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
     ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault; without ``wait``,
@@ -95,7 +89,7 @@ def open_hub(
 
     def opener_of(label: str) -> Callable[[Path], ServedIndex]:
         def opener(path: Path) -> ServedIndex:
-            served = served_index(open_index(path), signing_key)
+            served = served_index(open_warm(path), signing_key)
             check_facet_names(label, served.tools.facets)  # on each swap (then refused)
             return served
 
@@ -200,11 +194,9 @@ def serve_hub(
     registry: RegistryOptions | None = None,
     max_tokens: int = MAX_TOKENS_DEFAULT,
     feedback_log: Path | None = None,
-    open_index: Callable[[Path], IndexReader] = open_warm,
 ) -> None:
     """Blocking: serve every library of ``specs`` over ``transport`` (see :func:`serving.serve`),
-    answering from the manifests while the libraries open (:mod:`docs_mcp.server.launch`) with
-    ``open_index`` (:func:`open_hub`)."""
+    answering from the manifests while the libraries open (:mod:`docs_mcp.server.launch`)."""
     from docs_mcp.server.launch import Launch
 
     launch = Launch(transport, announce)
@@ -217,7 +209,6 @@ def serve_hub(
         wait=False,
         on_loaded=launch.on_loaded,
         on_failure=launch.on_failure,
-        open_index=open_index,
     )
     libraries = ready.hub.libraries
     names = ", ".join(f"{lib.label} ({lib.manifest.chunk_count} chunks)" for lib in libraries)

@@ -26,7 +26,7 @@ from docs_mcp.server.warm import open_warm
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 __all__ = ["DeferredServer", "ReadyServer", "open_deferred", "open_server"]
 
@@ -109,7 +109,7 @@ def open_deferred(
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[], None] = lambda: None,
-    open_index: Callable[[Path], IndexReader] = open_warm,
+    opening_wait: float = 0.0,
 ) -> DeferredServer:
     """:func:`open_server`, the index opened in a background thread: the server answers
     ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
@@ -117,8 +117,9 @@ def open_deferred(
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it; ``on_failure`` runs then);
-    ``on_loaded`` runs once it is open. ``open_index`` opens and warms a folder (a stdio
-    server's: in its index worker, :mod:`docs_mcp.server.remote_index`).
+    ``on_loaded`` runs once it is open. ``opening_wait``: how
+    long the load yields to the opening exchange (a stdio session's ``tools/list``: see
+    :mod:`docs_mcp.server.deferred`).
     """
     path = Path(index_path)
     manifest = read_manifest(path)
@@ -127,7 +128,7 @@ def open_deferred(
     swapped = _on_swap(servers, on_swap)
 
     def open_state(where: Path) -> ServedIndex:
-        index = open_index(where)
+        index = open_warm(where)
         # The schemas of what was published: the manifest's examples only (see docs_mcp.server.deferred).
         schemas = manifest_schemas(index.manifest, max_tokens, index.config.facets)
         return served_index(index, signing_key, max_tokens, feedback_log, schemas)
@@ -138,6 +139,7 @@ def open_deferred(
         where=path,
         on_loaded=on_loaded,
         on_failure=on_failure,
+        opening_wait=opening_wait,
     )
     servers.append(create_server(deferred, max_tokens=max_tokens, feedback_log=feedback_log))
     deferred.start()

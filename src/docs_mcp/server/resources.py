@@ -20,7 +20,7 @@ from docs_mcp.search.types import Section
 from docs_mcp.server.cursor import RESOURCES, CursorCodec
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 __all__ = ["MIME_TYPE", "PAGE_SIZE", "SCHEME", "DocsResources", "chunk_id_of", "resource_uri"]
 

@@ -8,9 +8,9 @@ opens in the background (:mod:`docs_mcp.server.deferred`): a folder at once, an 
 once pulled (or found in the cache). Several libraries: :mod:`docs_mcp.server.hub_serving`.
 
 Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
-:mod:`docs_mcp.server.startup`), LanceDB in the background (over stdio in the index worker, which
-is started first: :mod:`docs_mcp.server.index_worker`), and only the chosen transport, so serving
-over stdio never loads this package's HTTP module.
+:mod:`docs_mcp.server.startup`), LanceDB in the background (over stdio once the session's
+``tools/list`` is answered: :mod:`docs_mcp.server.deferred`), and only the chosen transport, so
+serving over stdio never loads this package's HTTP module.
 """
 
 from __future__ import annotations
@@ -34,12 +34,9 @@ from docs_mcp.server.options import (
     RegistryOptions,
     Transport,
 )
-from docs_mcp.server.remote_index import IndexWorker
 from docs_mcp.server.startup import collector_paused
-from docs_mcp.server.warm import open_warm
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader
     from docs_mcp.server.launch import Launch
     from docs_mcp.server.opening import DeferredServer
 
@@ -74,10 +71,6 @@ def serve(
 
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
-
-    Over stdio this starts a child process, the index worker (``python -m
-    docs_mcp.server.index_worker`` with this interpreter), that opens and searches the indexes; it
-    ends when this function returns.
     """
     install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
     options = registry or RegistryOptions()
@@ -91,25 +84,12 @@ def serve(
     budget = (
         max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
     )
-    # Over stdio the indexes open in an index worker process started before anything else, so that
-    # it imports LanceDB while this process imports the MCP SDK (docs_mcp.server.index_worker).
-    # Over HTTP they open in this process: a long-running server starts once, and one process is
-    # less memory per replica.
-    worker = IndexWorker.spawn() if transport == "stdio" else None
-    serving = _Serving(
-        transport, http, options, announce, budget, feedback_log, open_warm if worker is None else worker.open
-    )
-    try:
-        _serve_index(index, serving)
-    finally:
-        if worker is not None:
-            worker.close()
+    _serve_index(index, _Serving(transport, http, options, announce, budget, feedback_log))
 
 
 @dataclass(frozen=True)
 class _Serving:
-    """What :func:`serve` was asked, checked, and how it opens indexes: ``open_index`` (in the index
-    worker, or in this process)."""
+    """What :func:`serve` was asked, checked."""
 
     transport: Transport
     http: HttpOptions | None
@@ -117,7 +97,6 @@ class _Serving:
     announce: Callable[[str], None]
     max_tokens: int
     feedback_log: Path | None
-    open_index: Callable[[Path], IndexReader]
 
 
 def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
@@ -138,7 +117,6 @@ def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
                 registry=options,
                 max_tokens=serving.max_tokens,
                 feedback_log=serving.feedback_log,
-                open_index=serving.open_index,
             )
             return
         index = specs[0].reference
@@ -198,6 +176,7 @@ class _Opening:
         """:func:`docs_mcp.server.opening.open_deferred` of ``path``, the server stack and the
         transport imported with the collector paused (see docs_mcp.server.startup)."""
         with collector_paused():
+            from docs_mcp.server.deferred import OPENING_WAIT
             from docs_mcp.server.opening import open_deferred
 
             importlib.import_module(f"docs_mcp.server.{self.serving.transport}")  # its stack too
@@ -205,9 +184,10 @@ class _Opening:
                 path,
                 on_loaded=self.launch.on_loaded,
                 on_failure=self.launch.on_failure,
-                open_index=self.serving.open_index,
                 max_tokens=self.serving.max_tokens,
                 feedback_log=self.serving.feedback_log,
+                # Over stdio the load yields to the session's opening exchange (server.deferred).
+                opening_wait=OPENING_WAIT if self.serving.transport == "stdio" else 0.0,
                 **settings,
             )
 

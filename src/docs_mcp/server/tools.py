@@ -35,7 +35,7 @@ from docs_mcp.server.tool_schema import (
 )
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 Answer = tuple[dict[str, Any], str]  # the structured result and its text
 SCORE_DIGITS = 3
