@@ -329,8 +329,8 @@ def _spawn_seconds(code: str) -> tuple[float, float]:
 IMPORT_FLOOR = (
     "import gc\n"
     "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup)
-    "from docs_mcp.server.mcp_import import install_lazy_mcp\n"  # and docs_mcp.store's lancedb hook
-    "install_lazy_mcp()\n"
+    "from docs_mcp import import_cuts\n"
+    "import_cuts.install()\n"
     "import lancedb, mcp.server.lowlevel, mcp.server.stdio"
 )
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docs_mcp import import_cuts
 from docs_mcp.errors import ConfigError, UsageError
 from docs_mcp.redact import redact
 from docs_mcp.server.budget import max_tokens_from_env, parse_max_tokens
-from docs_mcp.server.mcp_import import install_lazy_mcp
 from docs_mcp.server.options import (
     MIN_REFRESH_INTERVAL,
     OCI_SCHEME,
@@ -72,7 +72,7 @@ def serve(
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.library`); one bare ``REF`` is served as above.
     """
-    install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
+    import_cuts.install()  # before the server stack imports the MCP SDK and the load LanceDB
     options = registry or RegistryOptions()
     if options.refresh_interval is not None and not (
         math.isfinite(options.refresh_interval) and options.refresh_interval >= MIN_REFRESH_INTERVAL
