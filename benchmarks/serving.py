@@ -43,15 +43,31 @@ def memory_mib(pid: int, field: str = "VmRSS") -> float:
     raise AssertionError(f"no {field} for process {pid}")
 
 
-def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
-    """:func:`memory_mib` of a running process and all its descendants, summed: a stdio server and its
-    index worker (``docs_mcp.server.worker.index_worker``). For ``VmHWM`` the sum of the peaks, which is at
-    least the peak of the sum."""
-    # Each thread's children: a worker started again after one died is an index thread's child.
-    children = [
-        c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()
+def _children(pid: int) -> list[int]:
+    """The live children of a running process (each thread's: a child may be a thread's)."""
+    return [
+        int(c)
+        for task in Path(f"/proc/{pid}/task").iterdir()
+        for c in (task / "children").read_text().split()
     ]
-    return memory_mib(pid, field) + sum(tree_memory_mib(int(child), field) for child in children)
+
+
+def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
+    """:func:`memory_mib` of a running process and all its descendants, summed. For ``VmHWM`` the sum
+    of the peaks, which is at least the peak of the sum."""
+    return memory_mib(pid, field) + sum(tree_memory_mib(child, field) for child in _children(pid))
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) a running process has used so far: its threads, the children it
+    has waited for, and its live descendants (the same, recursively)."""
+    # /proc/PID/stat fields 14-17 (utime, stime, cutime, cstime), after the parenthesised name.
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    own = sum(int(fields[index]) for index in (11, 12, 13, 14)) / _CLOCK_TICKS
+    return own + sum(tree_cpu_seconds(child) for child in _children(pid))
 
 
 # Runs the command and prints its peak RSS in KiB. A child's ru_maxrss starts from the RSS of the

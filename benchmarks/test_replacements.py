@@ -270,30 +270,43 @@ def test_argument_fast_path_against_jsonschema(benchmark: Any) -> None:
     print(f"importing jsonschema (kept out of the cold start): {import_ms:.0f} ms CPU")
 
 
-# -- store/lancedb_import.py: lancedb without what a local index never uses -----------------------------
+# -- import_cuts: what serve leaves out of lancedb and the MCP SDK ---------------------------------------
 
-_PLAIN = "import lancedb"
-_CLIENT_ONLY = (  # the first replacement alone: the REST client's lazy packages, without the hook
-    "import sys\n"
-    "from docs_mcp.store import lancedb_import\n"
-    "sys.meta_path.remove(lancedb_import._HOOK)\n"
-    "assert lancedb_import.install_lazy_rest_client()\n"
-    "import lancedb\n"
-    "assert type(sys.modules['lance_namespace'].__spec__.loader).__name__ != '_DeferringLoader'"
-)
-_DEFERRED = (  # all of them, as the server imports lancedb (docs_mcp.store installs the hook)
-    "import docs_mcp.store, sys\n"
-    "import lancedb\n"
-    "assert type(sys.modules['lance_namespace'].__spec__.loader).__name__ == '_DeferringLoader'"
-)
+# What the server imports before its first answer (gc paused, as serve does: docs_mcp.server.startup).
+_SERVER_IMPORTS = "import lancedb, mcp.server.lowlevel, mcp.server.stdio, mcp_types"
 
 
-def test_lancedb_import_against_the_plain_import(benchmark: Any) -> None:
-    cpu: dict[str, list[float]] = {"plain": [], "client_only": [], "deferred": []}
-    for _ in range(5):
-        cpu["plain"].append(_cpu_of(_PLAIN))
-        cpu["client_only"].append(_cpu_of(_CLIENT_ONLY))
-        cpu["deferred"].append(_cpu_of(_DEFERRED))
-    medians = {name: statistics.median(values) for name, values in cpu.items()}
-    benchmark.pedantic(lambda: _cpu_of(_DEFERRED), rounds=1, iterations=1)
-    _report(benchmark, "import lancedb (CPU of a fresh process)", medians, "deferred", "plain")
+def _with_cuts(left_out: tuple[str, ...]) -> str:
+    """The server's imports after ``docs_mcp.import_cuts.install()``, the cuts ``left_out`` made to
+    step aside as an unmeasured library version makes them."""
+    return (
+        "import gc\n"
+        "gc.disable()\n"
+        "import docs_mcp.import_cuts as cuts\n"
+        f"for name in {left_out!r}:\n"
+        "    cuts.CUTS[name] = {'docs-mcp-left-out': ((0, 0), (0, 0))}\n"
+        "cuts.install()\n"
+        f"{_SERVER_IMPORTS}\n"
+    )
+
+
+def test_import_cuts_each_against_leaving_it_out(benchmark: Any) -> None:
+    """CPU seconds of the server's imports with every cut, with each one left out, and plain; the
+    variants alternate in each round. Each cut's gate (``thresholds.toml``): leaving it out costs."""
+    from docs_mcp.import_cuts import CUTS
+
+    left_out = list(CUTS)  # on Python 3.12+ "overrides" does nothing: leaving it out changes nothing
+    variants = {"all": _with_cuts(()), **{f"without_{n}": _with_cuts((n,)) for n in left_out}}
+    variants["plain"] = "import gc\ngc.disable()\n" + _SERVER_IMPORTS
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    for round_number in range(12):
+        order = list(variants) if round_number % 2 == 0 else list(variants)[::-1]
+        for name in order:
+            cpu[name].append(_cpu_of(variants[name]))
+    medians = {name: statistics.median(values[1:]) for name, values in cpu.items()}  # [0] warms up
+    benchmark.pedantic(lambda: _cpu_of(variants["all"]), rounds=1, iterations=1)
+    for name in left_out:
+        benchmark.extra_info[f"without_{name}_over_all"] = round(
+            medians[f"without_{name}"] / medians["all"], 3
+        )
+    _report(benchmark, "the server's imports (CPU of a fresh process)", medians, "all", "plain")

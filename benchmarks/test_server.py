@@ -28,7 +28,15 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client, StdioServerParameters
 
-from benchmarks.serving import REPO_ROOT, env, http_server, memory_mib, serve_command, tree_memory_mib
+from benchmarks.serving import (
+    REPO_ROOT,
+    env,
+    http_server,
+    memory_mib,
+    serve_command,
+    tree_cpu_seconds,
+    tree_memory_mib,
+)
 
 QUERIES = [
     "create a short link",
@@ -264,13 +272,12 @@ def test_client_side_output_schema_validation(benchmark: Any, over_stdio: Connec
 def _first_answer(command: list[str]) -> tuple[float, float, float]:
     """Spawn ``command`` (a stdio MCP server), initialize, list the tools and call ``search_docs`` with
     plain JSON-RPC lines; then close its input and wait for it. (seconds from spawn to the answer,
-    CPU seconds of the server process and its index worker, their peak RSS in MiB)."""
+    CPU seconds of the server process, its peak RSS in MiB)."""
     started = time.perf_counter()
     process = _spawn_stdio(command)
     with process.stdin, process.stdout:  # both piped (_spawn_stdio)
-        answered = _session_marks(process, started)[-1]
+        answered = _session_marks(process, started)[-2]
         # Not wait4's ru_maxrss: on Linux it also counts the parent's memory at fork (this pytest).
-        # The server and its index worker, both (docs_mcp.server.worker.index_worker).
         peak = tree_memory_mib(process.pid, "VmHWM")
     _pid, status, usage = os.wait4(process.pid, 0)
     process.returncode = os.waitstatus_to_exitcode(status)
@@ -322,8 +329,8 @@ def _spawn_seconds(code: str) -> tuple[float, float]:
 IMPORT_FLOOR = (
     "import gc\n"
     "gc.disable()\n"  # as serve does while it imports (docs_mcp.server.startup.collector)
-    "from docs_mcp.server.mcp_import import install_lazy_mcp\n"  # and docs_mcp.store's lancedb hook
-    "install_lazy_mcp()\n"
+    "from docs_mcp import import_cuts\n"
+    "import_cuts.install()\n"
     "import lancedb, mcp.server.lowlevel, mcp.server.stdio"
 )
 
@@ -335,8 +342,7 @@ def test_cold_start_to_first_answer(benchmark: Any, corpora_index: Path) -> None
     answer, the figure the issue's goal is about. Measured in the same run, alternating with it:
     ``python -c pass`` (process start-up) and the import floor (:data:`IMPORT_FLOOR`), so figures
     from machines of different speed or load compare as ratios. ``cpu_s`` is the server's CPU time
-    and ``maxrss_mib`` its peak memory (the stdio serving process and its index worker, summed; the
-    dub + mistral index).
+    and ``maxrss_mib`` its peak memory (the dub + mistral index).
     """
     command = serve_command(corpora_index)
     runs: list[tuple[float, float, float]] = []
@@ -377,17 +383,6 @@ def test_cold_start_to_first_answer(benchmark: Any, corpora_index: Path) -> None
     )
 
 
-def _timeline(command: list[str]) -> list[float]:
-    """Spawn ``command`` (a stdio MCP server) and run :data:`_SESSION`: seconds from spawn to the
-    ``initialize``, ``tools/list`` and first ``search_docs`` answers."""
-    started = time.perf_counter()
-    process = _spawn_stdio(command)
-    with process.stdin, process.stdout:  # both piped (_spawn_stdio)
-        marks = _session_marks(process, started)
-    process.wait(timeout=60)
-    return marks
-
-
 def _spawn_stdio(command: list[str]) -> subprocess.Popen[bytes]:
     """``command`` (a stdio MCP server) spawned with pipes for its input and output."""
     return subprocess.Popen(
@@ -395,59 +390,117 @@ def _spawn_stdio(command: list[str]) -> subprocess.Popen[bytes]:
     )
 
 
-def _session_marks(process: subprocess.Popen[bytes], started: float) -> list[float]:
-    """Run :data:`_SESSION` over ``process``'s stdio as plain JSON-RPC lines: seconds from
-    ``started`` to each answer (initialize, tools/list, the search), the search a success."""
+def _session_marks(process: subprocess.Popen[bytes], started: float, think: float = 0.0) -> list[float]:
+    """Run :data:`_SESSION` over ``process``'s stdio as plain JSON-RPC lines, the search sent
+    ``think`` seconds after the ``tools/list`` answer: seconds from ``started`` to each answer
+    (initialize, tools/list, the search), then to the search's sending; the search a success."""
     assert process.stdin is not None and process.stdout is not None
     marks: list[float] = []
     for message in _SESSION:
+        if message.get("method") == "tools/call":
+            time.sleep(think)
+            sent = time.perf_counter() - started
         process.stdin.write((json.dumps(message) + "\n").encode())
         process.stdin.flush()
         if "id" in message:
             reply = _reply(process.stdout, message["id"])
             marks.append(time.perf_counter() - started)
     assert not reply["result"].get("isError"), reply
-    return marks
+    return [*marks, sent]
+
+
+# An agent's think time between listing the tools and its first call (a model's turn takes longer).
+THINK_SECONDS = 1.0
+# The other core kept busy (bounded: the block kills it sooner), as by a build or an agent's own tools.
+_SPIN = "import time\nend = time.monotonic() + 60\nwhile time.monotonic() < end:\n    pass\n"
+
+
+@dataclass(frozen=True)
+class ColdSession:
+    """One stdio session from a cold start: seconds from spawn to the ``initialize``, ``tools/list``
+    and first search answers; the search call's own seconds (sent to answered); the CPU seconds the
+    server (and any child of it) had used by the search answer."""
+
+    initialize: float
+    tools_list: float
+    first_result: float
+    call: float
+    cpu: float
+
+
+def _cold_session(command: list[str], think: float = 0.0, busy: bool = False) -> ColdSession:
+    """Spawn ``command`` (a stdio MCP server) and run :data:`_SESSION`, the search ``think`` seconds
+    after ``tools/list``; with ``busy``, a spinning child keeps another core busy meanwhile."""
+    spinner = subprocess.Popen([sys.executable, "-c", _SPIN]) if busy else None
+    try:
+        started = time.perf_counter()
+        process = _spawn_stdio(command)
+        with process.stdin, process.stdout:  # both piped (_spawn_stdio)
+            initialize, tools_list, first_result, sent = _session_marks(process, started, think)
+            cpu = tree_cpu_seconds(process.pid)
+        process.wait(timeout=60)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+    return ColdSession(initialize, tools_list, first_result, first_result - sent, cpu)
+
+
+# Each round's sessions: figure prefix -> how (_cold_session's keywords).
+_MODES: dict[str, dict[str, Any]] = {"": {}, "think_": {"think": THINK_SECONDS}, "busy_": {"busy": True}}
 
 
 def test_cold_start_to_tools_list(benchmark: Any, corpora_index: Path) -> None:
-    """Spawn ``docs-mcp serve`` over stdio: seconds to the ``initialize``, ``tools/list`` and first
-    search answers, each over ``python -c "import lancedb"`` timed alternately in the same run (the
-    issue's yardstick: the plain import, REST client included). The first two are answered from the
-    manifest while the index worker, a process of its own, loads the index stack
-    (``docs_mcp.server.worker.index_worker``)."""
+    """Spawn ``docs-mcp serve`` over stdio, three ways each round: the search sent the instant
+    ``tools/list`` answers, sent :data:`THINK_SECONDS` later (as an agent with think time), and sent
+    at once with another core kept busy. Each over ``python -c "import lancedb"`` (wall and CPU)
+    timed alternately in the same round (the issue's yardstick: the plain import, REST client
+    included). ``initialize`` and ``tools/list`` are answered from the manifest; the index opens in
+    the background once ``tools/list`` is answered (``docs_mcp.server.hub.deferred``)."""
     command = serve_command(corpora_index)
-    runs: list[list[float]] = []
-    lancedb_import: list[float] = []
+    runs: dict[str, list[ColdSession]] = {mode: [] for mode in _MODES}
+    lancedb_import: list[tuple[float, float]] = []
 
     def one_round() -> None:
-        runs.append(_timeline(command))
-        lancedb_import.append(_spawn_seconds("import lancedb")[0])
+        for mode, how in _MODES.items():
+            runs[mode].append(_cold_session(command, **how))
+        lancedb_import.append(_spawn_seconds("import lancedb"))
 
-    # Each round's ratio pairs the two spawns of that round, so a machine whose speed drifts during
-    # the run (a shared one's does) moves both; the gated figure is the median of those ratios.
+    # Each round's ratio pairs the spawns of that round, so a machine whose speed drifts during the
+    # run (a shared one's does) moves both; the gated figures are the medians of those ratios.
     benchmark.pedantic(one_round, rounds=15, iterations=1, warmup_rounds=1)
-    runs, lancedb_import = runs[1:], lancedb_import[1:]  # the warm-up round fills the page cache
-    floor = statistics.median(lancedb_import)
-    figures: dict[str, float] = {"import_lancedb_s": floor}
-    for position, name in enumerate(("initialize", "tools_list", "first_result")):
-        seconds = statistics.median(run[position] for run in runs)
-        ratios = [run[position] / lancedb for run, lancedb in zip(runs, lancedb_import, strict=True)]
-        figures[f"{name}_s"] = seconds
-        figures[f"{name}_over_import_lancedb"] = statistics.median(ratios)
-        figures[f"{name}_over_import_lancedb_min"] = min(ratios)
-        figures[f"{name}_over_import_lancedb_max"] = max(ratios)
+    lancedb_import = lancedb_import[1:]  # the warm-up round fills the page cache
+    wall = [seconds for seconds, _cpu in lancedb_import]
+    figures: dict[str, float] = {
+        "import_lancedb_s": statistics.median(wall),
+        "import_lancedb_cpu_s": statistics.median(cpu for _seconds, cpu in lancedb_import),
+    }
+    for mode in _MODES:
+        sessions = runs[mode][1:]
+        for name in ("initialize", "tools_list", "first_result", "call", "cpu"):
+            values = [getattr(session, name) for session in sessions]
+            over = [cpu for _seconds, cpu in lancedb_import] if name == "cpu" else wall
+            ratios = [value / base for value, base in zip(values, over, strict=True)]
+            figures[f"{mode}{name}_s"] = statistics.median(values)
+            figures[f"{mode}{name}_over_import_lancedb"] = statistics.median(ratios)
+            figures[f"{mode}{name}_over_import_lancedb_min"] = min(ratios)
+            figures[f"{mode}{name}_over_import_lancedb_max"] = max(ratios)
     benchmark.extra_info.update({k: round(v, 3) for k, v in figures.items()})
 
     def ratio(name: str) -> str:
         low, high = figures[f"{name}_over_import_lancedb_min"], figures[f"{name}_over_import_lancedb_max"]
-        return f"{figures[f'{name}_over_import_lancedb']:.2f}x ({low:.2f}-{high:.2f})"
+        median = figures[f"{name}_over_import_lancedb"]
+        return f"{figures[f'{name}_s']:.2f}s, {median:.2f}x ({low:.2f}-{high:.2f})"
 
     print(
-        f"\ncold start over stdio: initialize {figures['initialize_s']:.2f}s, tools/list "
-        f"{figures['tools_list_s']:.2f}s, first result {figures['first_result_s']:.2f}s; "
-        f"python -c 'import lancedb' {floor:.2f}s in the same run: tools/list {ratio('tools_list')}, "
-        f"first result {ratio('first_result')}; load {os.getloadavg()[0]:.1f}"
+        f"\ncold start over stdio against python -c 'import lancedb' ({figures['import_lancedb_s']:.2f}s, "
+        f"CPU {figures['import_lancedb_cpu_s']:.2f}s) in the same round, load {os.getloadavg()[0]:.1f}:\n"
+        f"  tools/list {ratio('tools_list')}; first result {ratio('first_result')}; "
+        f"CPU to it {ratio('cpu')}\n"
+        f"  search {THINK_SECONDS:g}s after tools/list: call {ratio('think_call')}, "
+        f"CPU {ratio('think_cpu')}\n"
+        f"  another core busy: tools/list {ratio('busy_tools_list')}; first result "
+        f"{ratio('busy_first_result')}"
     )
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import docs_mcp
 
-CLI_AND_SHARED = {"cli"}  # packages that are no stage: the CLI exports nothing
+CLI_AND_SHARED = {"cli", "import_cuts"}  # no stage: the CLI exports nothing, serve installs the cuts
 STAGES = sorted(
     f"docs_mcp.{info.name}"
     for info in pkgutil.iter_modules(docs_mcp.__path__)

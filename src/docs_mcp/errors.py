@@ -61,8 +61,7 @@ class Finding:
 class DocsMcpError(Exception):
     """Base class for every error docs-mcp raises on purpose.
 
-    Each one pickles whole (the ones with fields of their own say how): the stdio server's index
-    worker sends its errors to the server process that way (``docs_mcp.server.worker.index_worker``)."""
+    Each one pickles whole (the ones with fields of their own say how)."""
 
 
 class ConfigError(DocsMcpError):

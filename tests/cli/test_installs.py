@@ -35,7 +35,7 @@ def _extras_except(*kept: str) -> list[str]:
 
 
 # Run by every interpreter started with its folder on PYTHONPATH (site imports ``sitecustomize``): the
-# CLI's and the processes it starts (the stdio server's index worker), each without the extras.
+# CLI's and the processes it starts (a build's chunking helpers), each without the extras.
 _BLOCKING_SITE = (
     "import json, os, sys\n"
     "for name in json.loads(os.environ.get('DOCS_MCP_TEST_BLOCKED', '[]')): sys.modules[name] = None\n"
@@ -148,12 +148,11 @@ def test_search_and_get_run_on_the_base_install(built_index: Path) -> None:
 
 
 def test_serving_over_stdio_loads_no_http_stack(built_index: Path) -> None:
-    # Input ends at once: the server opens the index (in its index worker, which runs without the
-    # extras too), serves nothing and exits.
+    # Input ends at once: the server opens the index, serves nothing and exits.
     code, _out, err, modules = _run(["serve", "--index", str(built_index)], blocked=_extras_except())
     assert code == 0, err
     assert "serving index" in err
-    assert "mcp" in modules and "lancedb" not in modules  # LanceDB is the worker's
+    assert "lancedb" in modules and "mcp" in modules
     assert [m for m in modules if m in HTTP_ONLY] == []
 
 

@@ -149,7 +149,7 @@ def test_upload_then_install_build_and_search_from_the_index(
     assert found.returncode == 0, found.stderr
     page = json.loads(found.stdout)
     assert page["mode"] == "hybrid" and page["hits"]
-    # Served over stdio as an MCP client spawns it: the installed index worker answers the search.
+    # Served over stdio as an MCP client spawns it.
     assert _stdio_search(command, out, environment)["mode"] == "hybrid"
     origin = subprocess.run(
         [str(venv / "bin" / "python"), "-c",

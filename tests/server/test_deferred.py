@@ -191,3 +191,30 @@ def test_a_load_slower_than_the_timeout_is_a_clear_error(example_index: Path, ga
         hurried.wait()
     gate.touch()
     assert anyio.run(anyio.to_thread.run_sync, opened.index.wait).current.index is not None
+
+
+def test_the_load_yields_to_the_opening_exchange_until_the_tools_are_listed(example_index: Path) -> None:
+    from docs_mcp.server.deferred import DeferredIndex
+
+    manifest = read_manifest(example_index)
+    started: list[threading.Event] = []
+
+    def deferred(opening_wait: float) -> DeferredIndex[Any]:
+        began = threading.Event()
+        started.append(began)
+
+        def open_live() -> Any:
+            began.set()
+            return object()  # stands for the opened index: only the moment of the load is tested
+
+        return DeferredIndex(manifest, open_live, where="x", opening_wait=opening_wait)
+
+    listed = deferred(30.0).start()
+    assert not started[-1].wait(0.3), "the load began before the tools were listed"
+    listed.opening_answered()
+    assert started[-1].wait(10)
+    called = deferred(30.0).start()
+    called.wait()  # a call needs the index: no yielding
+    assert started[-1].is_set()
+    silent = deferred(0.2).start()  # a client that never lists: the load begins after the wait
+    assert started[-1].wait(10) and silent.settle() is None

@@ -37,8 +37,8 @@ from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.server.hub.deferred import LOAD_GATE_ENV, DeferredIndex
 from docs_mcp.server.hub.libraries import Hub, Library, served_index
 from docs_mcp.server.hub.live import LiveIndex
+from docs_mcp.server.hub.warm import open_warm
 from docs_mcp.server.tools.app import create_hub_server
-from docs_mcp.server.worker.warm import open_warm
 from docs_mcp.store.index_manifest import read_manifest
 
 pytestmark = pytest.mark.timeout(120)

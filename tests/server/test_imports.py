@@ -95,10 +95,10 @@ def test_what_stdio_answers_before_the_index_loads_imports_no_index_stack_nor_mc
     example_index: Path,
 ) -> None:
     # initialize and tools/list come from the manifest (docs_mcp.server.hub.deferred): without LanceDB,
-    # pyarrow or numpy, and the MCP SDK without its client (docs_mcp.server.mcp_import).
+    # pyarrow or numpy, and the MCP SDK without its client (docs_mcp.import_cuts).
     modules = _loaded_after(
-        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
-        "assert install_lazy_mcp()\n"
+        "from docs_mcp.import_cuts import install\n"
+        "assert 'mcp-client' in install()\n"
         "import docs_mcp.server.tools.app, docs_mcp.server.transport.stdio\n"
         "from docs_mcp.server.tools.listing import manifest_front\n"
         "from docs_mcp.store.index_manifest import read_manifest\n"
@@ -110,57 +110,29 @@ def test_what_stdio_answers_before_the_index_loads_imports_no_index_stack_nor_mc
     assert "starlette" in modules and "mcp.server.streamable_http" in modules
 
 
-def test_the_lazy_mcp_package_still_gives_every_name_it_exports() -> None:
-    modules = _loaded_after(
-        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
-        "assert install_lazy_mcp()\n"
-        "import mcp, mcp.server\n"
-        "from mcp import Client, StdioServerParameters, MCPError, types\n"
-        "from mcp.server import Server, MCPServer\n"
-        "assert all(getattr(mcp, name) is not None for name in mcp.__all__)\n"
-        "assert all(getattr(mcp.server, name) is not None for name in mcp.server.__all__)\n"
-        "assert types.Tool is __import__('mcp_types').Tool"
-    )
-    assert "mcp.client" in modules  # resolved on first use
-
-
-def test_the_protocol_models_build_on_first_use_and_validate_as_before() -> None:
-    # docs_mcp.server.mcp_import: pydantic's defer_build while mcp_types' modules execute, only then.
+def test_serve_imports_lancedb_and_the_mcp_sdk_with_the_import_cuts(example_index: Path) -> None:
+    # docs_mcp.import_cuts, installed by serve alone: input ends at once, the index opens in the
+    # background, and the modules it loaded are reported at exit.
     probe = (
-        "import json, pydantic\n"
-        "from docs_mcp.server.mcp_import import install_lazy_mcp\n"
-        "assert install_lazy_mcp()\n"
-        "import mcp_types, mcp_types.methods, mcp.server.lowlevel\n"
-        "before = mcp_types.Tool.__pydantic_complete__\n"
-        "tool = mcp_types.Tool.model_validate({'name': 'x', 'inputSchema': {'type': 'object'}})\n"
-        "try:\n"
-        "    mcp_types.Tool.model_validate({'inputSchema': {}})\n"
-        "    refused = False\n"
-        "except pydantic.ValidationError:\n"
-        "    refused = True\n"
-        "class Later(pydantic.BaseModel):\n"
-        "    x: int\n"
-        "adapter = mcp_types.client_request_adapter\n"
-        "deferred = type(adapter.validator).__name__\n"
-        "request = adapter.validate_python({'method': 'tools/list'})\n"
-        "print(json.dumps([before, mcp_types.Tool.__pydantic_complete__, tool.name, refused,\n"
-        "                  'defer_build' in pydantic.BaseModel.model_config, Later.__pydantic_complete__,\n"
-        "                  deferred, type(request).__name__, pydantic.TypeAdapter(int)._defer_build]))"
+        "import atexit, json, sys\n"
+        "def report():\n"
+        "    print(json.dumps([type(sys.modules[name].__spec__.loader).__name__\n"
+        "                      for name in ('lance_namespace', 'lance_namespace_urllib3_client', 'mcp')]))\n"
+        "atexit.register(report)\n"
+        "from docs_mcp.cli.main import main\n"
+        f"sys.exit(main(['serve', '--index', {str(example_index)!r}]))\n"
     )
-    assert _printed(probe) == [False, True, "x", True, False, True, "MockValSer", "ListToolsRequest", False]
-
-
-def test_the_index_worker_imports_no_mcp_sdk_nor_http_stack(example_index: Path) -> None:
-    # The stdio server's index worker (docs_mcp.server.worker.index_worker) opens and searches: the MCP SDK,
-    # its protocol models and the HTTP stack are the server process's alone.
-    modules = _loaded_after(
-        "import docs_mcp.server.worker.index_worker, docs_mcp.server.worker.remote_index\n"
-        "from docs_mcp.server.worker.warm import open_warm\n"
-        "from docs_mcp.search.types import SearchRequest\n"
-        f"open_warm(__import__('pathlib').Path({str(example_index)!r})).search(SearchRequest(query='payment'))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=server_env(),
+        timeout=60,
     )
-    assert "lancedb" in modules
-    assert [
-        m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "starlette", "uvicorn", "anyio")
-    ] == []
-    assert [m for m in modules if m.split(".")[0] in FORBIDDEN or m.startswith(FORBIDDEN)] == []
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [
+        "DeferringLoader",
+        "_LazyPackageLoader",
+        "_LazyPackageLoader",
+    ]

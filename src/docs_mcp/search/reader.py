@@ -1,8 +1,7 @@
 """What reading an opened index means to its users (the server, the CLI, the eval harness).
 
-:class:`docs_mcp.search.index.DocsIndex` is the index opened in this process;
-:class:`docs_mcp.server.worker.remote_index.RemoteIndex` is one opened in the stdio server's index worker,
-a process of its own. The server is written against this protocol, so it serves either the same way.
+:class:`docs_mcp.search.index.DocsIndex` is the index opened; the server is written against this
+protocol, so its modules name no LanceDB class (the index opens in the background).
 """
 
 from __future__ import annotations

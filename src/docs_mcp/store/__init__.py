@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from docs_mcp._lazy import lazy_exports
-from docs_mcp.store.lancedb_import import install_import_hook
 
 if TYPE_CHECKING:
     from docs_mcp.store.columns import LANCEDB_DIR as LANCEDB_DIR
@@ -23,8 +22,5 @@ if TYPE_CHECKING:
     from docs_mcp.store.index_manifest import IndexManifest as IndexManifest
     from docs_mcp.store.index_manifest import read_manifest as read_manifest
     from docs_mcp.store.index_manifest import write_manifest as write_manifest
-
-# Before anything imports lancedb: defer its unused REST client (see lancedb_import).
-install_import_hook()
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__)

@@ -8,9 +8,11 @@ pyarrow and the embedder are imported and the index is opened and warmed in a th
 The first ``tools/call`` (or resource read) waits for that load, at most ``LOAD_TIMEOUT`` seconds; a
 load that failed is that call's tool error, in one line.
 
-Over stdio the index opens in the server's index worker, a process of its own started before the
-server imports the SDK (:mod:`docs_mcp.server.worker.index_worker`): the thread here then only waits for
-it, and the two imports run on two cores instead of taking turns at one interpreter lock.
+The load can also yield to a stdio session's opening exchange: both threads share one interpreter
+lock, and the main thread answering ``initialize`` and ``tools/list`` while the load imports waited
+for the lock at every step. With ``opening_wait`` the load starts once ``tools/list`` has been
+answered (:meth:`DeferredIndex.opening_answered`), a call or the end of input needs the index, or at
+the latest ``opening_wait`` seconds after :meth:`DeferredIndex.start`.
 
 The listing made from the manifest is the one the opened index lists (the same schema functions over
 the same facets and examples: tested), so nothing a client saw changes when the load completes.
@@ -35,7 +37,7 @@ from docs_mcp.errors import DocsMcpError, IndexUnavailable
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.store.index_manifest import IndexManifest
 
-__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "DeferredIndex", "LoadStatus"]
+__all__ = ["LOAD_GATE_ENV", "LOAD_TIMEOUT", "OPENING_WAIT", "DeferredIndex", "LoadStatus"]
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +48,8 @@ LOAD_TIMEOUT = 120.0
 # Test hook: the load waits until this file exists, so a test can prove what is answered before it.
 LOAD_GATE_ENV = "DOCS_MCP_TEST_LOAD_GATE"
 _GATE_POLL = 0.02
+# The longest a stdio load yields to a client that has not listed the tools yet (module doc).
+OPENING_WAIT = 0.5
 
 
 class DeferredIndex(Generic[State]):
@@ -55,6 +59,8 @@ class DeferredIndex(Generic[State]):
     ``on_loaded()`` runs once, in the loading thread, when the index is open; ``on_failure()``
     when the load fails (:attr:`error` then says why). ``label`` (a hub's ``--index NAME``) starts
     a failed load's message, so the exit error and ``/healthz`` say which library it was.
+    ``opening_wait``: how long the load yields to the opening exchange (module doc); 0 starts it at
+    once.
     """
 
     def __init__(
@@ -67,8 +73,11 @@ class DeferredIndex(Generic[State]):
         timeout: float = LOAD_TIMEOUT,
         on_loaded: Callable[[], None] = lambda: None,
         on_failure: Callable[[], None] = lambda: None,
+        opening_wait: float = 0.0,
     ) -> None:
         self.manifest = manifest
+        self._opening_wait = opening_wait
+        self._opened_session = threading.Event()
         self._on_loaded = on_loaded
         self._open_live = open_live
         self._where = str(where)
@@ -100,6 +109,7 @@ class DeferredIndex(Generic[State]):
         try:
             try:
                 _wait_for_gate()
+                self._opened_session.wait(self._opening_wait)
                 self._live = self._open_live()
             except DocsMcpError as error:
                 self._error = error
@@ -123,9 +133,14 @@ class DeferredIndex(Generic[State]):
                 self.load_seconds = time.perf_counter() - started
             self._done.set()
 
+    def opening_answered(self) -> None:
+        """The client has been listed the tools: the load need not yield any longer."""
+        self._opened_session.set()
+
     def settle(self) -> DocsMcpError | None:
         """Block until the load has ended (at most the timeout): its error, or None when it opened
         (or is still loading after the timeout)."""
+        self._opened_session.set()
         self._done.wait(self._timeout)
         return self._error
 
@@ -149,6 +164,7 @@ class DeferredIndex(Generic[State]):
     def wait(self) -> LiveIndex[State]:
         """Block until the index is open. Raises the load's ``DocsMcpError`` when it failed, and
         ``IndexUnavailable`` when it takes longer than the timeout."""
+        self._opened_session.set()
         if not self._done.wait(self._timeout):
             raise IndexUnavailable(
                 f"the index at {self._where!r} is still loading after {self._timeout:g}s; try again shortly"

@@ -34,7 +34,7 @@ from docs_mcp.server.tools.tool_schema import SchemaExamples, ToolSchemas, manif
 from docs_mcp.store.index_manifest import IndexManifest
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 __all__ = ["UNNAMED", "Hub", "HubView", "Library", "LibraryNotServed", "ServedIndex", "served_index"]
 

@@ -28,19 +28,19 @@ from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, Library, ServedIndex, served_index
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.hub.specs import LibrarySpec, RefreshIntervals, check_facet_names
+from docs_mcp.server.hub.warm import open_warm
 from docs_mcp.server.startup.health import index_health, overall_status
 from docs_mcp.server.startup.options import OCI_SCHEME, RegistryOptions
 from docs_mcp.server.tools.app import ServerStates, create_hub_server
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import cursor_key
 from docs_mcp.server.tools.listing import manifest_schemas
-from docs_mcp.server.worker.warm import open_warm
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
     from docs_mcp.server.hub.registry_source import PulledIndex, RegistrySource
 
 __all__ = ["DeferredServer", "ReadyHub", "ReadyServer", "open_deferred", "open_hub", "open_server"]
@@ -66,10 +66,11 @@ class ReadyHub:
 
 @dataclass(frozen=True)
 class _Opener:
-    """How each library opens: ``open_index`` warms a folder (a stdio server's: in its index
-    worker), its schemas are those of its manifest (what was published while it loaded)."""
+    """How each library opens: warmed in this process (:func:`open_warm`), its load yielding to a
+    stdio session's opening exchange for at most ``opening_wait`` seconds (:mod:`.deferred`); its
+    schemas are those of its manifest (what was published while it loaded)."""
 
-    open_index: Callable[[Path], IndexReader]
+    opening_wait: float
     max_tokens: int
     on_loaded: Callable[[], None]
     on_failure: Callable[[], None]
@@ -91,7 +92,7 @@ class _Opener:
             check_facet_names(label, manifest_schemas(manifest).facets)
 
         def open_state(where: Path) -> ServedIndex:
-            index = self.open_index(where)
+            index = open_warm(where)
             schemas = manifest_schemas(index.manifest, self.max_tokens, index.config.facets)
             served = served_index(index, self.max_tokens, schemas)
             if label:
@@ -109,6 +110,7 @@ class _Opener:
             label=f"--index {label}" if label else "",
             on_loaded=self.on_loaded,
             on_failure=self.on_failure,
+            opening_wait=self.opening_wait,
         )
         version = None if spec.name is None else spec.version or manifest.version
         digest = pulled.digest if pulled is not None else None
@@ -128,14 +130,14 @@ def open_hub(
     wait: bool = True,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[], None] = lambda: None,
-    open_index: Callable[[Path], IndexReader] = open_warm,
+    opening_wait: float = 0.0,
 ) -> ReadyHub:
     """Pull what ``specs`` reference (several named libraries, or one bare ``REF``), read every
     manifest, build the hub and its MCP server (answers within ``max_tokens`` by default;
     ``docs_feedback`` appending to ``feedback_log`` when given) and open the libraries in the
     background, returning once they are open (``wait``) or at once. ``on_loaded``/``on_failure``
-    run as each library's load ends (:class:`DeferredIndex`). ``open_index`` opens and warms a
-    library's folder (a stdio server's: in its index worker, :mod:`docs_mcp.server.worker.remote_index`).
+    run as each library's load ends (:class:`DeferredIndex`). ``opening_wait``: how long the loads
+    yield to the opening exchange (a stdio session's ``tools/list``: see :mod:`.deferred`).
 
     Raises ``ConfigError`` (a bad spec or interval, a library given twice), ``IndexUnavailable``,
     ``IndexCompatibilityError`` or ``RegistryError`` naming the library at fault; without ``wait``,
@@ -170,7 +172,7 @@ def open_hub(
             )
     started = time.perf_counter()
     # Each open imports and reads LanceDB files: a few at once start several libraries sooner.
-    opener = _Opener(open_index, max_tokens, on_loaded, on_failure, threading.Semaphore(_OPENING_AT_ONCE))
+    opener = _Opener(opening_wait, max_tokens, on_loaded, on_failure, threading.Semaphore(_OPENING_AT_ONCE))
     states: list[ServerStates] = []
 
     def start_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
@@ -288,7 +290,7 @@ def open_deferred(
     feedback_log: Path | None = None,
     on_loaded: Callable[[], None] = lambda: None,
     on_failure: Callable[[], None] = lambda: None,
-    open_index: Callable[[Path], IndexReader] = open_warm,
+    opening_wait: float = 0.0,
 ) -> DeferredServer:
     """The index folder at ``index_path`` opened in a background thread: the server answers
     ``initialize`` and ``tools/list`` from the manifest at once, and tool calls once it is open.
@@ -298,8 +300,8 @@ def open_deferred(
     Raises (before anything loads) ``IndexUnavailable`` for a missing or corrupt manifest and
     ``IndexCompatibilityError`` for another format; a table that fails to open later is each call's
     tool error (:meth:`DeferredIndex.settle` returns it; ``on_failure`` runs then);
-    ``on_loaded`` runs once it is open. ``open_index`` opens and warms a folder (a stdio
-    server's: in its index worker, :mod:`docs_mcp.server.worker.remote_index`).
+    ``on_loaded`` runs once it is open. ``opening_wait``: how long the load yields to the opening
+    exchange (a stdio session's ``tools/list``: see :mod:`.deferred`).
     """
     path = Path(index_path)
     states: list[ServerStates] = []
@@ -310,7 +312,7 @@ def open_deferred(
         if on_swap is not None:
             on_swap(served, where)
 
-    opener = _Opener(open_index, max_tokens, on_loaded, on_failure, threading.Semaphore(1))
+    opener = _Opener(opening_wait, max_tokens, on_loaded, on_failure, threading.Semaphore(1))
     library = opener.library(LibrarySpec(None, str(path)), path, watch=watch, on_swap=swapped)
     hub = Hub([library], key if key is not None else cursor_key(), max_tokens=max_tokens)
     server, made = create_hub_server(hub, max_tokens=max_tokens, feedback_log=feedback_log)

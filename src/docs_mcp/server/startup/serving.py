@@ -9,9 +9,10 @@ once pulled (or found in the cache); several libraries likewise, each on its own
 (:mod:`docs_mcp.server.hub.opening`).
 
 Imports nothing heavy itself: the MCP server is imported with the cyclic collector paused (see
-:mod:`docs_mcp.server.startup.collector`), LanceDB in the background (over stdio in the index worker, which
-is started first: :mod:`docs_mcp.server.worker.index_worker`), and only the chosen transport, so serving
-over stdio never loads this package's HTTP module.
+:mod:`docs_mcp.server.startup.collector`), LanceDB in the background (over stdio once the session's
+``tools/list`` is answered: :mod:`docs_mcp.server.hub.deferred`), and only the chosen transport, so
+serving over stdio never loads this package's HTTP module; the import cuts
+(:mod:`docs_mcp.import_cuts`) are installed first.
 """
 
 from __future__ import annotations
@@ -21,11 +22,10 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from docs_mcp import import_cuts
 from docs_mcp.errors import UsageError
 from docs_mcp.redact import redact
-from docs_mcp.server.mcp_import import install_lazy_mcp
 from docs_mcp.server.startup.collector import collector_paused
 from docs_mcp.server.startup.options import (
     OCI_SCHEME,
@@ -36,11 +36,6 @@ from docs_mcp.server.startup.options import (
     refresh_interval_allowed,
 )
 from docs_mcp.server.tools.budget import max_tokens_from_env, parse_max_tokens
-from docs_mcp.server.worker.remote_index import IndexWorker
-from docs_mcp.server.worker.warm import open_warm
-
-if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader
 
 __all__ = ["serve"]
 _URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
@@ -73,12 +68,8 @@ def serve(
 
     ``index`` may also be the ``--index`` values (``REF``, or ``NAME=REF`` for each of several
     libraries, see :mod:`docs_mcp.server.hub.specs`); one bare ``REF`` is served as above.
-
-    Over stdio this starts a child process, the index worker (``python -m
-    docs_mcp.server.worker.index_worker`` with this interpreter), that opens and searches the indexes; it
-    ends when this function returns.
     """
-    install_lazy_mcp()  # before the server stack imports the SDK: see docs_mcp.server.mcp_import
+    import_cuts.install()  # before the server stack imports the MCP SDK and the load LanceDB
     options = registry or RegistryOptions()
     if options.refresh_interval is not None and not refresh_interval_allowed(options.refresh_interval):
         raise UsageError(
@@ -88,25 +79,12 @@ def serve(
     budget = (
         max_tokens_from_env() if max_tokens is None else parse_max_tokens(str(max_tokens), "--max-tokens")
     )
-    # Over stdio the indexes open in an index worker process started before anything else, so that
-    # it imports LanceDB while this process imports the MCP SDK (docs_mcp.server.worker.index_worker).
-    # Over HTTP they open in this process: a long-running server starts once, and one process is
-    # less memory per replica.
-    worker = IndexWorker.spawn() if transport == "stdio" else None
-    serving = _Serving(
-        transport, http, options, announce, budget, feedback_log, open_warm if worker is None else worker.open
-    )
-    try:
-        _serve_index(index, serving)
-    finally:
-        if worker is not None:
-            worker.close()
+    _serve_index(index, _Serving(transport, http, options, announce, budget, feedback_log))
 
 
 @dataclass(frozen=True)
 class _Serving:
-    """What :func:`serve` was asked, checked, and how it opens indexes: ``open_index`` (in the index
-    worker, or in this process)."""
+    """What :func:`serve` was asked, checked."""
 
     transport: Transport
     http: HttpOptions | None
@@ -114,7 +92,6 @@ class _Serving:
     announce: Callable[[str], None]
     max_tokens: int
     feedback_log: Path | None
-    open_index: Callable[[Path], IndexReader]
 
 
 def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
@@ -132,6 +109,7 @@ def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
             f"--index {redact(reference)!r} is a URL; give an index folder or oci://REGISTRY/REPOSITORY:TAG"
         )
     with collector_paused():  # the server stack and the transport's (see docs_mcp.server.startup.collector)
+        from docs_mcp.server.hub.deferred import OPENING_WAIT
         from docs_mcp.server.hub.opening import open_hub
 
         importlib.import_module(f"docs_mcp.server.transport.{serving.transport}")
@@ -145,7 +123,8 @@ def _serve_index(index: Path | str | Sequence[str], serving: _Serving) -> None:
         wait=False,
         on_loaded=launch.on_loaded,
         on_failure=launch.on_failure,
-        open_index=serving.open_index,
+        # Over stdio the loads yield to the session's opening exchange (docs_mcp.server.hub.deferred).
+        opening_wait=OPENING_WAIT if serving.transport == "stdio" else 0.0,
     )
     try:
         indexes = [library.index for library in ready.hub.libraries]

@@ -50,7 +50,7 @@ from docs_mcp.server.tools.tool_schema import GET_TOOL, SEARCH_TOOL
 from docs_mcp.server.transport.protocol import NameInvalidParams
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 __all__ = [
     "SERVER_NAME",
@@ -246,7 +246,10 @@ def create_hub_server(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # acquire() may reopen a rebuilt index: never on the event loop.
-        return (await anyio.to_thread.run_sync(states.acquire)).listing
+        listing = (await anyio.to_thread.run_sync(states.acquire)).listing
+        for library in states.hub.libraries:  # listed: the loads need not yield any longer
+            library.index.opening_answered()
+        return listing
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams

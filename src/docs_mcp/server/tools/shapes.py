@@ -20,7 +20,7 @@ from docs_mcp.server.tools.cursor import SearchCursor
 from docs_mcp.server.tools.tool_schema import SEARCH_TOOL
 
 if TYPE_CHECKING:
-    from docs_mcp.search.reader import IndexReader  # a DocsIndex, or a RemoteIndex (the index worker)
+    from docs_mcp.search.reader import IndexReader  # an opened DocsIndex
 
 Answer = tuple[dict[str, Any], str]  # the structured result and its text
 SCORE_DIGITS = 3

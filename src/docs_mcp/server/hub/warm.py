@@ -1,6 +1,5 @@
-"""Opening an index folder warmed: what every server opens its indexes with, in its own process or in
-the stdio server's index worker (:mod:`docs_mcp.server.worker.index_worker`). Imports nothing heavy until
-called, so neither the server's import nor the worker's start waits for it."""
+"""Opening an index folder warmed: what every server opens its indexes with. Imports nothing heavy
+until called, so the server's import does not wait for it."""
 
 from __future__ import annotations
 
