@@ -196,3 +196,21 @@ def test_includes_fanning_out_are_bounded_in_total_not_only_in_depth() -> None:
     assert len(result.text) <= MAX_INCLUDED_BYTES + 20 * 8_000
     assert MAX_INCLUDED_BYTES // 4_000 < result.text.count("x" * 2_000) <= MAX_INCLUDED_BYTES // 2_001
     assert any(f"includes pass {MAX_INCLUDED_BYTES:,} bytes" in note.message for note in result.notes)
+
+
+
+@pytest.mark.parametrize(
+    ("include", "lines_taken"),
+    [('--8<-- "a.py:\u00b2"', True), ('--8<-- "a.py:1:\u00b2"', True), ("{* a.py ln[\u00b2] *}", True),
+     ('--8<-- "a.py:' + "9" * 5000 + '"', False), ("{* a.py ln[" + "9" * 5000 + "] *}", False),
+     ("{* a.py ln[2:" + "9" * 5000 + "] *}", True)],
+)  # fmt: skip
+def test_include_line_numbers_in_other_scripts_or_past_int_limits_never_raise(
+    include: str, lines_taken: bool
+) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` raises, and int() refuses 4,300+ digits: both were a
+    ValueError traceback out of validate. "²" is no line range (the section is a name, as any other
+    text); a line number of 5,000 digits is past the end of every file."""
+    result = normalise_site_syntax(f"# T\n\n{include}\n", MKDOCS, _reader({"a.py": "a\nb\nc\n"}), "p.md")
+    assert result.text.startswith("# T\n")
+    assert ("b\nc" in result.text) is lines_taken
