@@ -72,7 +72,6 @@ WRONG_SCALAR = st.one_of(
 )
 
 
-
 def _deep(opening: str, closing: str, depth: int) -> str:
     return opening * depth + closing * depth
 
@@ -212,10 +211,19 @@ TOOL_ARGUMENTS = st.one_of(
         {},
         optional={
             name: st.one_of(WRONG_SCALAR, st.just("retries"))
-            for name in ("query", "limit", "cursor", "max_tokens", "chunk_id", "context", "library", "scope",
-                         "language")
+            for name in (
+                "query",
+                "limit",
+                "cursor",
+                "max_tokens",
+                "chunk_id",
+                "context",
+                "library",
+                "scope",
+                "language",
+            )
         },
-    ),  # fmt: skip
+    ),
 )
 TOOL = st.sampled_from(["search_docs", "get_doc", "nope"])
 PARAMS = st.one_of(
@@ -227,7 +235,9 @@ PARAMS = st.one_of(
         optional={
             "uri": st.one_of(WRONG_SCALAR, st.sampled_from(["docs://chunk/x", "docs-mcp://x/" + "a" * 5000])),
             "name": st.one_of(WRONG_SCALAR, st.just("ask")),
-            "arguments": st.one_of(WRONG_SCALAR, st.dictionaries(st.text(max_size=5), WRONG_SCALAR, max_size=3)),
+            "arguments": st.one_of(
+                WRONG_SCALAR, st.dictionaries(st.text(max_size=5), WRONG_SCALAR, max_size=3)
+            ),
             "cursor": WRONG_SCALAR,
             "_meta": WRONG_SCALAR,
         },
@@ -256,6 +266,7 @@ JSON_RPC_LINE = st.one_of(
 ).map(lambda line: line.replace("\n", " ").replace("\r", " "))
 
 # -- wrong shapes, huge counts, torn files (issue 33) ----------------------------------------------
+
 
 def torn(whole: st.SearchStrategy[bytes]) -> st.SearchStrategy[bytes]:
     """``whole`` cut at a random byte (a writer killed mid-file, a full disk): possibly mid-character."""
@@ -297,10 +308,13 @@ MANIFEST_SHAPES = st.fixed_dictionaries(
         "embedding": st.one_of(
             WRONG_SCALAR,
             st.fixed_dictionaries(
-                {}, optional={k: WRONG_SCALAR for k in ("provider", "model", "dimensions", "batch_size",
-                                                         "concurrency", "base_url")}
+                {},
+                optional={
+                    k: WRONG_SCALAR
+                    for k in ("provider", "model", "dimensions", "batch_size", "concurrency", "base_url")
+                },
             ),
-        ),  # fmt: skip
+        ),
         "site": st.one_of(WRONG_SCALAR, st.fixed_dictionaries({}, optional={"url": WRONG_SCALAR})),
     },
 ).map(json_text)
@@ -327,5 +341,7 @@ PAGE_BYTES = st.one_of(
     torn(MARKDOWN.map(_utf8)),
     # Huge counts of one thing: headings, front matter keys.
     st.integers(1_000, 30_000).map(lambda n: b"# a\n" * n),
-    st.integers(1_000, 20_000).map(lambda n: b"---\n" + b"".join(b"k%d: v\n" % i for i in range(n)) + b"---\n"),
+    st.integers(1_000, 20_000).map(
+        lambda n: b"---\n" + b"".join(b"k%d: v\n" % i for i in range(n)) + b"---\n"
+    ),
 )

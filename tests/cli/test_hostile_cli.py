@@ -13,7 +13,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_strategies import MANIFEST_BYTES, PAGE_BYTES, WRONG_SCALAR, examples, fuzz_timeout, json_text, torn
+from hostile_strategies import (
+    MANIFEST_BYTES,
+    PAGE_BYTES,
+    WRONG_SCALAR,
+    examples,
+    fuzz_timeout,
+    json_text,
+    torn,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

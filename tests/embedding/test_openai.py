@@ -280,7 +280,8 @@ def test_a_connection_failure_names_the_server_without_its_credentials() -> None
 
 
 @pytest.mark.parametrize(
-    "headers", [{"retry-after": "nan"}, {"retry-after-ms": "NaN"}, {"retry-after": "inf"}, {"retry-after": "1e999"}]
+    "headers",
+    [{"retry-after": "nan"}, {"retry-after-ms": "NaN"}, {"retry-after": "inf"}, {"retry-after": "1e999"}],
 )
 def test_a_retry_after_that_is_no_finite_number_falls_back_to_the_backoff(
     server: FakeOpenAIServer, headers: dict[str, str]

@@ -198,7 +198,6 @@ def test_includes_fanning_out_are_bounded_in_total_not_only_in_depth() -> None:
     assert any(f"includes pass {MAX_INCLUDED_BYTES:,} bytes" in note.message for note in result.notes)
 
 
-
 @pytest.mark.parametrize(
     ("include", "lines_taken"),
     [('--8<-- "a.py:\u00b2"', True), ('--8<-- "a.py:1:\u00b2"', True), ("{* a.py ln[\u00b2] *}", True),

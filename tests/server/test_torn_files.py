@@ -22,7 +22,9 @@ HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text
 
 
 @pytest.fixture(scope="module")
-def served(example_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[HttpServer, Path]]:
+def served(
+    example_index: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[HttpServer, Path]]:
     folder = tmp_path_factory.mktemp("served") / "index"
     shutil.copytree(example_index, folder)
     server = start_http_server(folder)

@@ -160,7 +160,12 @@ def _created(env: Mapping[str, str] | None) -> str:
     epoch = (os.environ if env is None else env).get(SOURCE_DATE_EPOCH, "").strip()
     if not epoch:
         moment = datetime.now(UTC)
-    elif epoch.isascii() and epoch.isdigit() and len(epoch) <= len(str(_LAST_EPOCH)) and int(epoch) <= _LAST_EPOCH:
+    elif (
+        epoch.isascii()
+        and epoch.isdigit()
+        and len(epoch) <= len(str(_LAST_EPOCH))
+        and int(epoch) <= _LAST_EPOCH
+    ):
         moment = datetime.fromtimestamp(int(epoch), UTC)
     else:  # "²" passes isdigit(), 10**30 overflows time_t, 5,000 digits int() refuses: all were tracebacks
         raise ConfigError(

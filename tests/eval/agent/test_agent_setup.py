@@ -60,7 +60,8 @@ def test_every_shipped_scenario_file_loads() -> None:
         ),
         ("scenarios:\n  - id: a\n    prompt: [unclosed\n", ":4: the file is not valid YAML"),
         (  # subprocess.run(timeout=1e308) overflowed select() with a traceback after the model's run
-            "scenarios:\n  - id: a\n    prompt: p\n    expect:\n      - script: 'true'\n        timeout: 1.0e+308\n",
+            "scenarios:\n  - id: a\n    prompt: p\n    expect:\n"
+            "      - script: 'true'\n        timeout: 1.0e+308\n",
             ":6: scenarios[0].expect[0].timeout: 1e+308 is greater than the maximum of 86400",
         ),
         (

@@ -20,7 +20,9 @@ from docs_mcp.eval.agent.prices import Price, load_prices
      '{"m": {"input": "nan", "output": 1}}', '{"m": {"input": true, "output": 1}}',
      '{"m": {"input": [1], "output": 1}}', "[" * 5000 + "]" * 5000],
 )  # fmt: skip
-def test_a_price_that_is_no_finite_amount_is_a_config_error_naming_the_file(tmp_path: Path, text: str) -> None:
+def test_a_price_that_is_no_finite_amount_is_a_config_error_naming_the_file(
+    tmp_path: Path, text: str
+) -> None:
     given = tmp_path / "prices.json"
     given.write_text(text)
     with pytest.raises(ConfigError) as refused:

@@ -55,7 +55,8 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
             prices[model] = Price(_dollars(entry["input"]), _dollars(entry["output"]))
         except (TypeError, KeyError, ValueError):
             raise ConfigError(
-                f"{source}: {model!r} needs numbers 'input' and 'output' (dollars per million tokens, at least 0)"
+                f"{source}: {model!r} needs numbers 'input' and 'output' "
+                "(dollars per million tokens, at least 0)"
             ) from None
     return prices
 
