@@ -58,6 +58,20 @@ JSON_VALUE = st.recursive(
 )
 
 
+# What a careless edit or an attacker puts where a scalar belongs: a list, an object, a bool, null,
+# a number past every machine type, a fraction, a float overflowing to infinity when converted.
+HUGE_COUNT = st.sampled_from([10**6, 2**31, 2**63 - 1, 2**63, 2**64 + 1, 10**30, 10**300])
+WRONG_SCALAR = st.one_of(
+    st.booleans(),
+    st.none(),
+    st.lists(JSON_LEAF, max_size=3),
+    st.dictionaries(st.text(max_size=5), JSON_LEAF, max_size=3),
+    st.sampled_from([-(2**63) - 1, -1, 0, 1.5, 5.0, 1e308, -1e308, 1e-300, "", "1", "h2", "x" * 2000]),
+    st.integers(1, 3000).map(lambda n: [[0]] * n),  # a value whose repr is long
+    HUGE_COUNT,
+)
+
+
 def _deep(opening: str, closing: str, depth: int) -> str:
     return opening * depth + closing * depth
 
@@ -176,7 +190,8 @@ MANIFEST = st.one_of(
 
 METHOD = st.sampled_from(
     ["ping", "tools/list", "tools/call", "initialize", "notifications/initialized", "notifications/cancelled",
-     "resources/list", "prompts/get", "no/such/method", "", "\ud800"]
+     "resources/list", "resources/read", "resources/templates/list", "prompts/list", "prompts/get",
+     "no/such/method", "", "\ud800"]
 )  # fmt: skip
 REQUEST_ID = st.one_of(
     st.integers(-(2**70), 2**70), st.text(max_size=8), st.none(), st.booleans(), st.floats(allow_nan=False),
@@ -191,9 +206,43 @@ TOOL_ARGUMENTS = st.one_of(
         {"query": st.one_of(ODD_TEXT, st.just("\ud800"), LONG_RUN)},
         optional={"limit": JSON_VALUE, "language": JSON_VALUE, "cursor": JSON_VALUE, "bogus": JSON_VALUE},
     ),
+    # Wrong shapes and huge counts in every argument of both tools (and a hub's `library`).
+    st.fixed_dictionaries(
+        {},
+        optional={
+            name: st.one_of(WRONG_SCALAR, st.just("retries"))
+            for name in (
+                "query",
+                "limit",
+                "cursor",
+                "max_tokens",
+                "chunk_id",
+                "context",
+                "library",
+                "scope",
+                "language",
+            )
+        },
+    ),
 )
 TOOL = st.sampled_from(["search_docs", "get_doc", "nope"])
-PARAMS = st.one_of(JSON_VALUE, st.fixed_dictionaries({"name": TOOL, "arguments": TOOL_ARGUMENTS}))
+PARAMS = st.one_of(
+    JSON_VALUE,
+    st.fixed_dictionaries({"name": TOOL, "arguments": TOOL_ARGUMENTS}),
+    # resources/read, prompts/get, a cursor of a list call: each field wrong-shaped or huge.
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "uri": st.one_of(WRONG_SCALAR, st.sampled_from(["docs://chunk/x", "docs-mcp://x/" + "a" * 5000])),
+            "name": st.one_of(WRONG_SCALAR, st.just("ask")),
+            "arguments": st.one_of(
+                WRONG_SCALAR, st.dictionaries(st.text(max_size=5), WRONG_SCALAR, max_size=3)
+            ),
+            "cursor": WRONG_SCALAR,
+            "_meta": WRONG_SCALAR,
+        },
+    ),
+)
 
 
 def _message(parts: dict[str, Any], drop: list[str]) -> dict[str, Any]:
@@ -215,3 +264,84 @@ JSON_RPC_LINE = st.one_of(
     HOSTILE_JSON_TEXT,
     st.binary(max_size=60).map(lambda raw: raw.decode("latin-1")),
 ).map(lambda line: line.replace("\n", " ").replace("\r", " "))
+
+# -- wrong shapes, huge counts, torn files (issue 33) ----------------------------------------------
+
+
+def torn(whole: st.SearchStrategy[bytes]) -> st.SearchStrategy[bytes]:
+    """``whole`` cut at a random byte (a writer killed mid-file, a full disk): possibly mid-character."""
+    return st.builds(lambda data, cut: data[: int(len(data) * cut)], whole, st.floats(0, 1))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+_STRATEGY_SHAPE = st.fixed_dictionaries(
+    {},
+    optional={
+        "chunk_by": st.one_of(st.sampled_from(["h1", "h3", "file"]), WRONG_SCALAR),
+        "max_chunk_size": st.one_of(st.integers(100, 5000), WRONG_SCALAR),
+        "min_chunk_size": st.one_of(st.integers(0, 500), WRONG_SCALAR),
+        "allow_block_splits": WRONG_SCALAR,
+    },
+)
+MANIFEST_SHAPES = st.fixed_dictionaries(
+    {"version": st.one_of(st.just("1"), WRONG_SCALAR)},
+    optional={
+        "strategy": st.one_of(_STRATEGY_SHAPE, WRONG_SCALAR),
+        "overrides": st.one_of(
+            WRONG_SCALAR,
+            st.lists(
+                st.fixed_dictionaries(
+                    {"pattern": st.one_of(st.just("*.md"), WRONG_SCALAR)},
+                    optional={"strategy": st.one_of(_STRATEGY_SHAPE, WRONG_SCALAR), "metadata": WRONG_SCALAR},
+                ),
+                max_size=3,
+            ),
+        ),
+        "metadata": st.one_of(WRONG_SCALAR, st.dictionaries(st.sampled_from(["scope", "x"]), WRONG_SCALAR)),
+        "taxonomy": st.one_of(WRONG_SCALAR, st.dictionaries(st.just("scope"), WRONG_SCALAR)),
+        "mcpServerInstructions": WRONG_SCALAR,
+        "libraryVersion": WRONG_SCALAR,
+        "name": WRONG_SCALAR,
+        "embedding": st.one_of(
+            WRONG_SCALAR,
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    k: WRONG_SCALAR
+                    for k in ("provider", "model", "dimensions", "batch_size", "concurrency", "base_url")
+                },
+            ),
+        ),
+        "site": st.one_of(WRONG_SCALAR, st.fixed_dictionaries({}, optional={"url": WRONG_SCALAR})),
+    },
+).map(json_text)
+# A manifest as bytes: a shape above, or any hostile one, whole or torn.
+MANIFEST_BYTES = st.one_of(
+    MANIFEST_SHAPES.map(_utf8), torn(MANIFEST_SHAPES.map(_utf8)), torn(MANIFEST.map(_utf8))
+)
+
+_YAML_SHAPE = st.sampled_from([
+    "[a, b]", "{a: 1}", "true", "null", "99999999999999999999999999", "1e999", "-.inf", "[[[]]]",
+    "{max_chunk_size: 99999999999999999999}", "{chunk_by: [h2]}", "{max_chunk_size: [1]}",
+    "{max_chunk_size: 1e999}", "{max_chunk_size: .nan}", "{chunk_by: h3, max_chunk_size: true}",
+    "{a: {b: [1, {c: d}]}}", "{scope: [guide]}", "{scope: {a: b}}", "2024-01-01",
+])  # fmt: skip
+FRONT_MATTER_SHAPES = st.lists(
+    st.builds(lambda key, value: f"{key}: {value}", YAML_KEY, st.one_of(_YAML_SHAPE, YAML_VALUE)),
+    min_size=1,
+    max_size=5,
+).map("\n".join)
+# A page whose front matter is wrong-shaped or cut off mid-way (no closing ---, a torn key).
+PAGE_BYTES = st.one_of(
+    st.builds(lambda front, body: _utf8(f"---\n{front}\n---\n{body}"), FRONT_MATTER_SHAPES, MARKDOWN),
+    torn(st.builds(lambda front: _utf8(f"---\n{front}\n---\n# Title\n\nBody.\n"), FRONT_MATTER_SHAPES)),
+    torn(MARKDOWN.map(_utf8)),
+    # Huge counts of one thing: headings, front matter keys.
+    st.integers(1_000, 30_000).map(lambda n: b"# a\n" * n),
+    st.integers(1_000, 20_000).map(
+        lambda n: b"---\n" + b"".join(b"k%d: v\n" % i for i in range(n)) + b"---\n"
+    ),
+)

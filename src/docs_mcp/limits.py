@@ -36,6 +36,13 @@ MAX_REPEATED_HEADING_CHARS = 1_000
 # words (1 gave one chunk per character, and fix ran for minutes).
 MIN_MAX_CHUNK_SIZE = 100
 
+# -- embedding settings (flags and the root manifest) ---------------------------------------------
+# Each is far above any real model or API (OpenAI's largest model has 3,072 dimensions and takes at
+# most 2,048 inputs a request): 10**12 dimensions asked for terabytes and ended in a MemoryError.
+MAX_EMBEDDING_DIMENSIONS = 16_000
+MAX_EMBEDDING_BATCH_SIZE = 10_000
+MAX_EMBEDDING_CONCURRENCY = 256
+
 # -- MCP messages ---------------------------------------------------------------------------------
 MAX_MESSAGE_BYTES = 64 * 1024  # one JSON-RPC message over stdio (a tool call is a few hundred bytes)
 
@@ -62,6 +69,9 @@ MAX_IDENTIFIER_LENGTH = 256
 __all__ = [
     "HTTP_HEADER_TIMEOUT_SECONDS",
     "MAX_CONCURRENT_INDEX_CALLS",
+    "MAX_EMBEDDING_BATCH_SIZE",
+    "MAX_EMBEDDING_CONCURRENCY",
+    "MAX_EMBEDDING_DIMENSIONS",
     "MAX_FILE_BYTES",
     "MAX_FRONT_MATTER_BYTES",
     "MAX_FRONT_MATTER_DEPTH",

@@ -11,6 +11,7 @@ extra; importing this module imports it.
 from __future__ import annotations
 
 import email.utils
+import math
 import os
 import random
 import time
@@ -75,16 +76,18 @@ def retry_after_seconds(error: BaseException | None) -> float | None:
     headers = error.response.headers
     try:
         if "retry-after-ms" in headers:
-            return float(headers["retry-after-ms"]) / 1000
-        value = headers.get("retry-after")
-        if value is None:
+            seconds = float(headers["retry-after-ms"]) / 1000
+        elif (value := headers.get("retry-after")) is None:
             return None
-        try:
-            return float(value)
-        except ValueError:
-            return email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        else:
+            try:
+                seconds = float(value)
+            except ValueError:
+                seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
     except (TypeError, ValueError):
         return None
+    # float() takes "nan" and "inf": a nan wait survived min()/max() and made time.sleep raise.
+    return seconds if math.isfinite(seconds) else None
 
 
 def describe(error: BaseException | None) -> str:

@@ -216,3 +216,36 @@ def test_a_layer_of_more_entries_than_the_cap_is_refused_before_any_is_written(t
         unpack(many, dest)
     print(f"\nrefused a {DEFAULT_MAX_FILES + 1:,}-entry layer in {time.monotonic() - started:.2f} s")
     assert list(dest.iterdir()) == []
+
+
+def _pax_sized(digits: bytes) -> bytes:
+    """A layer whose one entry's PAX header declares ``size=<digits>``, as a hostile registry serves."""
+    body = b" size=" + digits + b"\n"
+    length = len(body) + len(str(len(body) + len(str(len(body)))))
+    record = str(length).encode() + body
+    header = tarfile.TarInfo("././@PaxHeader")
+    header.type, header.size = tarfile.XHDTYPE, len(record)
+    entry = tarfile.TarInfo("docs-mcp-index.json")
+    entry.size = 3
+    raw = (
+        header.tobuf(format=tarfile.USTAR_FORMAT) + record + b"\0" * (-len(record) % 512)
+        + entry.tobuf(format=tarfile.USTAR_FORMAT) + b"abc" + b"\0" * 509 + b"\0" * 1024
+    )  # fmt: skip
+    return gzip.compress(raw)
+
+
+def test_a_pax_size_of_thousands_of_digits_is_read_as_tarfile_reads_it(tmp_path: Path) -> None:
+    """int() refuses 4,300+ digits: a layer whose PAX header declared such a size was a ValueError
+    traceback out of pull. Now it is read as tarfile reads it (an unreadable size is none)."""
+    blob = tmp_path / "layer.tar.gz"
+    blob.write_bytes(_pax_sized(b"9" * 5000))
+    (tmp_path / "dest").mkdir()
+    assert unpack(blob, tmp_path / "dest") == 1
+
+
+def test_a_pax_size_of_thirty_digits_is_refused_by_the_size_cap(tmp_path: Path) -> None:
+    blob = tmp_path / "layer.tar.gz"
+    blob.write_bytes(_pax_sized(b"9" * 30))
+    (tmp_path / "dest").mkdir()
+    with pytest.raises(ArtifactRejected, match="over its cap"):
+        unpack(blob, tmp_path / "dest")

@@ -13,6 +13,7 @@ from registry_support import Registry, require_tool
 
 from docs_mcp.artifact import publish, pull
 from docs_mcp.artifact.oci import ARTIFACT_TYPE
+from docs_mcp.errors import ConfigError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
@@ -132,3 +133,24 @@ def test_publishing_a_folder_that_is_not_an_index_is_refused_before_any_upload(
     with pytest.raises(IndexUnavailable, match=r"docs-mcp-index\.json is missing"):
         publish(tmp_path / "empty", registry.ref("nothing/here"), cache_dir=tmp_path)
     shutil.rmtree(tmp_path / "empty")
+
+
+@pytest.mark.parametrize("epoch", ["\u00b2", "-5", "1.5", "9" * 30, "9" * 5000, "253402300800", "soon"])
+def test_a_source_date_epoch_that_is_no_unix_time_is_a_config_error_naming_it(
+    index_a: Path, tmp_path: Path, epoch: str
+) -> None:
+    """A superscript digit passed ``isdigit()`` and failed ``int()``; 10**30 overflowed time_t; 5,000
+    digits passed int()'s limit: each was a traceback out of publish, after the registry was asked."""
+    with pytest.raises(ConfigError) as refused:
+        publish(index_a, "registry.example.com/docs:v1", dry_run=True, cache_dir=tmp_path,
+                env={"SOURCE_DATE_EPOCH": epoch})  # fmt: skip
+    message = str(refused.value)
+    assert message.startswith("SOURCE_DATE_EPOCH=") and "not a Unix time" in message and len(message) < 200
+
+
+def test_the_last_second_rfc_3339_can_say_is_a_source_date_epoch(index_a: Path, tmp_path: Path) -> None:
+    run = publish(index_a, "registry.example.com/docs:v1", dry_run=True, cache_dir=tmp_path,
+                  env={"SOURCE_DATE_EPOCH": "253402300799"})  # fmt: skip
+    assert json.loads(run.oci_manifest)["annotations"]["org.opencontainers.image.created"] == (
+        "9999-12-31T23:59:59Z"
+    )

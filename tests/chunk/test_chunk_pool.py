@@ -118,3 +118,24 @@ def test_a_build_killed_with_sigkill_leaves_no_traceback_from_its_helper(tmp_pat
         stderr = build.stderr.read()  # to its end: every helper that held it has exited
     build.wait(30)
     assert "Traceback" not in stderr, stderr
+
+
+def test_a_helper_that_stops_answering_leaves_its_share_to_this_process(tmp_path: Path) -> None:
+    """A helper stopped (SIGSTOP, a stuck native call) before it read its share: with a share larger
+    than a pipe holds, the write to it blocked the build forever, and so did the read of its answer.
+    Now each has a deadline; the helper is killed and its share chunked here."""
+    stopped = tmp_path / "stopped-python"
+    stopped.write_text("#!/bin/sh\nkill -STOP $$\n")
+    stopped.chmod(0o755)
+    batch = [(text * 40, path, settings) for text, path, settings in jobs(40)]  # well over 64 KiB
+    with ChunkPool(2, python=str(stopped), wait=0.5) as pool:
+        assert list(pool.chunk(batch)) == in_process(batch)
+
+
+def test_a_helper_that_takes_its_share_and_never_answers_leaves_it_to_this_process(tmp_path: Path) -> None:
+    silent = tmp_path / "silent-python"
+    silent.write_text("#!/bin/sh\ncat > /dev/null\nkill -STOP $$\n")
+    silent.chmod(0o755)
+    batch = jobs(10)
+    with ChunkPool(2, python=str(silent), wait=0.5) as pool:
+        assert list(pool.chunk(batch)) == in_process(batch)

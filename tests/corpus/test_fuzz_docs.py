@@ -8,7 +8,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hostile_strategies import FRONT_MATTER, LONG_HEADING, MANIFEST, MARKDOWN, examples, fuzz_timeout
+from hostile_strategies import (
+    FRONT_MATTER,
+    FRONT_MATTER_SHAPES,
+    LONG_HEADING,
+    MANIFEST,
+    MANIFEST_BYTES,
+    MARKDOWN,
+    PAGE_BYTES,
+    examples,
+    fuzz_timeout,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -117,6 +127,53 @@ def test_a_hostile_folder_never_raises_and_leaves_a_good_page_as_it_is(
         for name, text in files.items():
             (root / name).parent.mkdir(parents=True, exist_ok=True)
             (root / name).write_bytes(text.encode("utf-8", "surrogatepass"))
+        corpus = load_corpus(root, workers=1)
+    assert_reported_briefly(corpus.findings)
+    assert {f.path for f in corpus.findings} <= {*files, ""}
+    good = next(file for file in corpus.files if file.path == "good/page.md")
+    assert [(c.id, c.text, tuple(c.metadata.items())) for c in good.chunks] == GOOD_ALONE
+
+
+@FUZZ
+@given(data=MANIFEST_BYTES, paths=st.lists(st.sampled_from(["a.md", "sub/b.md", "x/y/z.md"]), max_size=3))
+def test_a_wrong_shaped_or_torn_manifest_is_findings_naming_the_file_never_a_traceback(
+    data: bytes, paths: list[str]
+) -> None:
+    """Lists, objects, bools and huge numbers where a manifest expects a scalar, and a manifest cut at
+    any byte (mid-character too): parsed or reported, in one short line each."""
+    manifest, findings = parse_manifest(data, ".docs-mcp.json")
+    assert_reported_briefly(findings)
+    assert all(finding.path == ".docs-mcp.json" for finding in findings)
+    for path in paths:
+        manifest.settings_for(path)
+
+
+@FUZZ
+@given(yaml=FRONT_MATTER_SHAPES)
+def test_wrong_shaped_front_matter_keys_are_read_or_are_one_finding(yaml: str) -> None:
+    report = Reporter("fuzz.md")
+    read_front_matter(FrontMatter(yaml, 1, yaml.count("\n") + 3), report)
+    assert_reported_briefly(report.findings)
+    chunked = chunk_file(f"---\n{yaml}\n---\n# A\n\nBody.\n\n## B\n\nMore.\n", "fuzz.md", FileSettings())
+    assert_reported_briefly(chunked.findings)
+
+
+@settings(max_examples=examples(60), suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(
+    pages=st.dictionaries(st.sampled_from(["a.md", "sub/c.md"]), PAGE_BYTES, max_size=2),
+    manifest=st.one_of(st.none(), MANIFEST_BYTES),
+)
+def test_a_folder_of_wrong_shaped_torn_and_huge_files_leaves_a_good_page_as_it_is(
+    pages: dict[str, bytes], manifest: bytes | None
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        files = {**pages, "good/.docs-mcp.json": GOOD_MANIFEST.encode(), "good/page.md": GOOD_PAGE.encode()}
+        if manifest is not None:
+            files["sub/.docs-mcp.json"] = manifest
+        for name, data in files.items():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / name).write_bytes(data)
         corpus = load_corpus(root, workers=1)
     assert_reported_briefly(corpus.findings)
     assert {f.path for f in corpus.findings} <= {*files, ""}

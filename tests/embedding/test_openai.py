@@ -277,3 +277,18 @@ def test_a_connection_failure_names_the_server_without_its_credentials() -> None
     with pytest.raises(EmbeddingError, match="connection failed") as raised:
         provider.embed_query("q")
     assert "SECRETKEY" not in str(raised.value) and "http://***@127.0.0.1:9/v1" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [{"retry-after": "nan"}, {"retry-after-ms": "NaN"}, {"retry-after": "inf"}, {"retry-after": "1e999"}],
+)
+def test_a_retry_after_that_is_no_finite_number_falls_back_to_the_backoff(
+    server: FakeOpenAIServer, headers: dict[str, str]
+) -> None:
+    """float() takes "nan": a nan wait passed the cap (min and max keep it) and time.sleep(nan) raised
+    ValueError out of the build. A wait that is not a finite number is no wait the server asked for."""
+    server.fail_next(429, headers=headers)
+    provider = make(server, backoff_base=0.01)
+    assert close(provider.embed_documents(["a"]), [fake_vector("a", 8)])
+    assert [r.status for r in server.requests] == [429, 200]

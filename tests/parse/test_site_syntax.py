@@ -232,3 +232,20 @@ def test_a_dialects_own_rules_rewrite_lines_include_files_and_drop_blocks() -> N
     result = normalise_site_syntax(source, dialect, _reader({"part.txt": "line one\n"}))
     assert "Say X and `[[x]]`." in result.text and "p { }" not in result.text
     assert "```\nline one\n```" in result.text
+
+
+@pytest.mark.parametrize(
+    ("include", "lines_taken"),
+    [('--8<-- "a.py:\u00b2"', True), ('--8<-- "a.py:1:\u00b2"', True), ("{* a.py ln[\u00b2] *}", True),
+     ('--8<-- "a.py:' + "9" * 5000 + '"', False), ("{* a.py ln[" + "9" * 5000 + "] *}", False),
+     ("{* a.py ln[2:" + "9" * 5000 + "] *}", True)],
+)  # fmt: skip
+def test_include_line_numbers_in_other_scripts_or_past_int_limits_never_raise(
+    include: str, lines_taken: bool
+) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` raises, and int() refuses 4,300+ digits: both were a
+    ValueError traceback out of validate. "²" is no line range (the section is a name, as any other
+    text); a line number of 5,000 digits is past the end of every file."""
+    result = normalise_site_syntax(f"# T\n\n{include}\n", MKDOCS, _reader({"a.py": "a\nb\nc\n"}), "p.md")
+    assert result.text.startswith("# T\n")
+    assert ("b\nc" in result.text) is lines_taken

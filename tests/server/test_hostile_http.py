@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from rpc_support import rss_mib, search_call
 from server_support import HttpServer
 
+from docs_mcp.server.tools.budget import MAX_TOKENS_MAX, budget_bytes
 from docs_mcp.server.transport.http_guard import host_allowed, origin_allowed
 
 pytestmark = pytest.mark.timeout(180)
@@ -190,6 +191,8 @@ def test_generated_messages_never_get_a_server_error_or_change_later_answers(
 ) -> None:
     response = _post(http_server, line)
     assert response.status_code in (200, 202, 400), (response.status_code, response.text[:300])
+    # Whatever was asked (max_tokens of 2**63, a limit of a list), no answer outgrows the largest budget.
+    assert len(response.content) <= budget_bytes(MAX_TOKENS_MAX), (line[:300], len(response.content))
     if response.status_code != 202:
         answer = response.json()
         assert answer["jsonrpc"] == "2.0" and ("result" in answer) != ("error" in answer), answer

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from rpc_support import LineClient, rss_mib, search_call
 
 from docs_mcp.limits import MAX_MESSAGE_BYTES
+from docs_mcp.server.tools.budget import MAX_TOKENS_MAX, budget_bytes
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -114,6 +115,8 @@ def test_generated_messages_never_silence_or_stop_the_server(
     answered = stdio.ping()
     for answer in answered:
         assert answer["jsonrpc"] == "2.0" and ("result" in answer) != ("error" in answer), answer
+        # No answer outgrows the largest budget, whatever max_tokens, limit or context asked for.
+        assert len(json.dumps(answer, ensure_ascii=False).encode()) <= budget_bytes(MAX_TOKENS_MAX)
     expected = [request_id for line in lines if (request_id := _expects_answer(line)) is not None]
     for request_id in expected:  # a tool call may be answered after the ping
         if not any(answer.get("id") == request_id for answer in answered):

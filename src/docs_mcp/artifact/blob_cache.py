@@ -21,7 +21,7 @@ from pathlib import Path
 from docs_mcp.artifact.index_lease import IndexLease, hold
 from docs_mcp.artifact.oci import Descriptor
 from docs_mcp.store.cache_home import CACHE_ENV, default_cache_dir
-from docs_mcp.store.swap import pid_alive
+from docs_mcp.store.swap import pid_alive, pid_in_name
 
 __all__ = ["CACHE_ENV", "BlobCache", "default_cache_dir"]
 
@@ -126,7 +126,7 @@ class BlobCache:
     def _clean_partials(folder: Path) -> None:
         """Remove temporary blobs of pulls that died (their process is gone)."""
         for entry in folder.glob(f"*{_PARTIAL}*"):
-            pid = entry.name.rsplit(_PARTIAL, 1)[1]
-            if pid.isdigit() and not pid_alive(int(pid)):
+            pid = pid_in_name(entry.name.rsplit(_PARTIAL, 1)[1])
+            if pid is not None and not pid_alive(pid):
                 with contextlib.suppress(OSError):
                     entry.unlink()

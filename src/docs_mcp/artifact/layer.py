@@ -188,7 +188,9 @@ def _pax_size(records: bytes) -> int | None:
     for record in records.split(b"\n"):
         _, _, pair = record.partition(b" ")
         if pair.startswith(b"size="):
-            return int(pair[5:]) if pair[5:].isdigit() else None
+            digits = pair[5:]
+            # int() refuses 4,300+ digits (a ValueError out of pull); 20 digits already pass any budget.
+            return int(digits[:20]) if digits.isdigit() else None
     return None
 
 

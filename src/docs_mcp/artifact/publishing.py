@@ -33,12 +33,14 @@ from docs_mcp.artifact.oci import (
 )
 from docs_mcp.artifact.reference import DEFAULT_TAG, Reference, check_tag, parse_reference
 from docs_mcp.artifact.registry import RegistryClient
-from docs_mcp.errors import ArtifactRejected, ReferenceNotFound
+from docs_mcp.errors import ArtifactRejected, ConfigError, ReferenceNotFound
 from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest, read_manifest
 
 __all__ = ["SOURCE_DATE_EPOCH", "PublishResult", "publish"]
 
 SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+# 9999-12-31T23:59:59Z: the last second an RFC 3339 time (and Python's datetime) can say.
+_LAST_EPOCH = 253_402_300_799
 
 
 @dataclass(frozen=True)
@@ -78,10 +80,11 @@ def publish(
 
     Raises:
         IndexUnavailable: ``index_dir`` holds no readable index.
-        ConfigError: a malformed reference or tag.
+        ConfigError: a malformed reference or tag, or a ``$SOURCE_DATE_EPOCH`` that is no Unix time.
         RegistryUnauthorized, RegistryUnreachable, RegistryError: the registry refused or failed.
     """
     started = time.monotonic()
+    created = _created(env)  # checked before any work, as the reproducible-builds convention asks
     ref = parse_reference(reference) if isinstance(reference, str) else reference
     all_tags = list(dict.fromkeys([ref.tag or DEFAULT_TAG, *(check_tag(t) for t in tags)]))
     index_dir = Path(index_dir)
@@ -102,7 +105,7 @@ def publish(
                 artifact.layer, digest_of_content, 0, True, False, time.monotonic() - started, body,
             )  # fmt: skip
     annotations = index_annotations(
-        manifest, content_digest=digest_of_content, created=_created(env), source=source
+        manifest, content_digest=digest_of_content, created=created, source=source
     )
     scratch = Path(cache_dir or default_cache_dir()) / "tmp"
     scratch.mkdir(parents=True, exist_ok=True)
@@ -154,6 +157,19 @@ def _existing(client: RegistryClient, digest_of_content: str) -> tuple[bytes, In
 
 def _created(env: Mapping[str, str] | None) -> str:
     """RFC 3339 creation time: ``$SOURCE_DATE_EPOCH`` (reproducible builds' convention), else now."""
-    epoch = (os.environ if env is None else env).get(SOURCE_DATE_EPOCH, "")
-    moment = datetime.fromtimestamp(int(epoch), UTC) if epoch.isdigit() else datetime.now(UTC)
+    epoch = (os.environ if env is None else env).get(SOURCE_DATE_EPOCH, "").strip()
+    if not epoch:
+        moment = datetime.now(UTC)
+    elif (
+        epoch.isascii()
+        and epoch.isdigit()
+        and len(epoch) <= len(str(_LAST_EPOCH))
+        and int(epoch) <= _LAST_EPOCH
+    ):
+        moment = datetime.fromtimestamp(int(epoch), UTC)
+    else:  # "²" passes isdigit(), 10**30 overflows time_t, 5,000 digits int() refuses: all were tracebacks
+        raise ConfigError(
+            f"{SOURCE_DATE_EPOCH}={epoch[:40]!r} is not a Unix time: use whole seconds since 1970 "
+            f"(0 to {_LAST_EPOCH}), or unset it"
+        )
     return moment.replace(microsecond=0).isoformat().replace("+00:00", "Z")

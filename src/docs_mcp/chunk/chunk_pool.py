@@ -8,8 +8,11 @@ docs_mcp.chunk.chunk_pool`` subprocesses fed pickled jobs on stdin, not a ``mult
   (BrokenProcessPool) when the caller is ``python -`` reading stdin and re-runs the top-level code
   of a script without an ``if __name__ == "__main__"`` guard.
 
-A helper that cannot start, dies or answers garbage costs nothing but time: its share is chunked in
-this process, so the result is always the same as chunking everything here.
+A helper that cannot start, dies, answers garbage or stops answering costs nothing but time: its
+share is chunked in this process, so the result is always the same as chunking everything here. Every
+write to a helper and every read from it has a deadline (a stopped or stuck helper hung the build
+forever): ``wait`` seconds to take its share, and ``wait`` plus ten times what this process took for
+its own share to answer.
 
 Measured against ``concurrent.futures.ProcessPoolExecutor`` (forkserver, the start method that is safe
 in a threaded caller) and one process in the same run (``benchmarks/test_replacements.py::
@@ -25,8 +28,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import selectors
 import subprocess
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -40,13 +45,18 @@ Job = tuple[str, str, FileSettings]  # (decoded text, posix path, resolved setti
 # The folder that holds the docs_mcp package, so helpers import the same code as this process even
 # when it was put on sys.path by hand (tests, a source checkout).
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+# Seconds a helper may take beyond its fair share: its start-up (imports, ~0.2 s, far more on a
+# loaded machine) and a share that is slower than this process's. Past it, the share is done here.
+HELPER_WAIT_SECONDS = 60.0
+_SLOWER_THAN_OURS = 10  # times this process's own share a helper may take besides
 
 
 class ChunkPool:
     """``workers - 1`` helper processes, started at construction so their start-up (imports) overlaps
     with the caller reading files. Use as a context manager; :meth:`chunk` may be called once."""
 
-    def __init__(self, workers: int, python: str | None = None) -> None:
+    def __init__(self, workers: int, python: str | None = None, wait: float = HELPER_WAIT_SECONDS) -> None:
+        self._wait = wait
         self._helpers: list[subprocess.Popen[bytes] | None] = [
             _start_helper(python or sys.executable) for _ in range(max(0, workers - 1))
         ]
@@ -88,12 +98,14 @@ class ChunkPool:
         # starved that thread of the GIL (one 64 KiB pipe write per 5 ms switch interval), so the
         # helpers started late and two processes took as long as one.
         pairs = list(zip(helpers, shares[1:], strict=True))
-        sent = [_send(helper, [jobs[i] for i in share]) for helper, share in pairs]
+        sent = [_send(helper, [jobs[i] for i in share], self._wait) for helper, share in pairs]
         results: dict[int, ChunkedFile] = {}
+        started = time.monotonic()
         for index in shares[0]:
             results[index] = chunk_file(*jobs[index])
+        deadline = time.monotonic() + self._wait + _SLOWER_THAN_OURS * (time.monotonic() - started)
         for (helper, share), ok in zip(pairs, sent, strict=True):
-            chunked = _receive(helper) if ok else None
+            chunked = _receive(helper, deadline) if ok else None
             if chunked is None or len(chunked) != len(share):
                 chunked = [chunk_file(*jobs[i]) for i in share]  # the helper failed: do it here
             results.update(zip(share, chunked, strict=True))
@@ -126,25 +138,48 @@ def _start_helper(python: str) -> subprocess.Popen[bytes] | None:
         return None  # no helper: this process chunks its share
 
 
-def _send(helper: subprocess.Popen[bytes], jobs: list[Job]) -> bool:
-    """Write ``jobs`` to ``helper`` and close its input; False when it cannot take them."""
+def _send(helper: subprocess.Popen[bytes], jobs: list[Job], wait: float) -> bool:
+    """Write ``jobs`` to ``helper`` and close its input; False when it cannot take them within
+    ``wait`` seconds (then it is killed)."""
     assert helper.stdin is not None
+    data = memoryview(pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL))
+    deadline = time.monotonic() + wait
     try:
-        helper.stdin.write(pickle.dumps(jobs, protocol=pickle.HIGHEST_PROTOCOL))
+        fd = helper.stdin.fileno()
+        os.set_blocking(fd, False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_WRITE)
+            while data:
+                if not selector.select(deadline - time.monotonic()):
+                    helper.kill()  # it stopped reading its share
+                    return False
+                data = data[os.write(fd, data[: 1 << 16]) :]
         helper.stdin.close()
     except OSError:  # it died (BrokenPipeError) or never started properly
         return False
     return True
 
 
-def _receive(helper: subprocess.Popen[bytes]) -> list[ChunkedFile] | None:
-    """The helper's answer; None when it failed in any way."""
+def _receive(helper: subprocess.Popen[bytes], deadline: float) -> list[ChunkedFile] | None:
+    """The helper's answer; None when it failed in any way or had none by ``deadline`` (then it is
+    killed)."""
     assert helper.stdout is not None
+    chunks: list[bytes] = []
     try:
-        out = helper.stdout.read()
+        fd = helper.stdout.fileno()
+        os.set_blocking(fd, False)
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_READ)
+            while True:
+                if not selector.select(max(0.0, deadline - time.monotonic())):
+                    helper.kill()  # stopped or stuck: its share is done here
+                    return None
+                if not (chunk := os.read(fd, 1 << 20)):
+                    break
+                chunks.append(chunk)
         if helper.wait() != 0:
             return None
-        answer = pickle.loads(out)  # our own child process, on our own pipe
+        answer = pickle.loads(b"".join(chunks))  # our own child process, on our own pipe
     except (OSError, pickle.UnpicklingError, EOFError, ValueError):
         return None
     return answer if isinstance(answer, list) else None

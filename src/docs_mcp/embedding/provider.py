@@ -19,6 +19,7 @@ from typing import Protocol, runtime_checkable
 
 from docs_mcp.errors import ConfigError, MissingExtra
 from docs_mcp.extras import install_line, missing_extra
+from docs_mcp.limits import MAX_EMBEDDING_BATCH_SIZE, MAX_EMBEDDING_CONCURRENCY, MAX_EMBEDDING_DIMENSIONS
 
 __all__ = [
     "NO_EMBEDDINGS",
@@ -98,6 +99,11 @@ _BUILTIN_MODULES: dict[str, str] = {
     "local": "docs_mcp.embedding.local",
 }
 _COMMON_SETTINGS = ("model", "dimensions", "batch_size", "concurrency")
+_SETTING_BOUNDS = {
+    "dimensions": MAX_EMBEDDING_DIMENSIONS,
+    "batch_size": MAX_EMBEDDING_BATCH_SIZE,
+    "concurrency": MAX_EMBEDDING_CONCURRENCY,
+}
 
 
 def register_provider(
@@ -146,9 +152,12 @@ def create_provider(name: str, settings: EmbeddingSettings | None = None) -> Emb
         if setting not in registered.settings:
             flag = "--embedding-" + setting.replace("_", "-")
             raise ConfigError(f"embedding provider {name!r} does not take {flag}")
-    for setting in ("dimensions", "batch_size", "concurrency"):
+    for setting, most in _SETTING_BOUNDS.items():
         value = getattr(settings, setting)
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most
+        ):
             flag = "--embedding-" + setting.replace("_", "-")
-            raise ConfigError(f"{flag} must be a whole number of at least 1 (got {value!r})")
+            shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+            raise ConfigError(f"{flag} must be a whole number from 1 to {most:,} (got {shown})")
     return registered.factory(settings)

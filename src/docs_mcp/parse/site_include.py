@@ -33,10 +33,11 @@ IncludeReader = Callable[[str, str], tuple[str | None, str | None]]
 MAX_INCLUDE_DEPTH = 4
 # What all the includes of one page may add together: bounded in total, not only in depth.
 MAX_INCLUDED_BYTES = 2 * 1024 * 1024
+_LINE_DIGITS = 12  # a line number longer than this is past the end of any file
 
 _SNIPPET = re.compile(r"""^(\s*)-{1,2}8<-{1,2}\s+(?:"([^"]+)"|'([^']+)'|(\S+))\s*$""")
 _SOURCE_INCLUDE = re.compile(r"^(\s*)\{([*!])\s*(\S+)([^*!]*)[*!]\}$")
-_LINE_RANGE = re.compile(r"ln\[([\d:,\s]+)\]")
+_LINE_RANGE = re.compile(r"ln\[([0-9:,\s]+)\]")  # ASCII digits: int() refuses "²", which isdigit() takes
 _ANCHOR_MARKER = re.compile(r"\bANCHOR(?:_END)?:\s*[\w-]+|#(?:end)?region\b")
 _LANGUAGES = {".py": "python", ".js": "javascript", ".ts": "typescript", ".sh": "bash", ".md": "markdown"}
 
@@ -92,9 +93,9 @@ def included_lines(text: str, include: Include) -> list[str]:
         lines = _anchored(lines, include.anchor)
     elif include.line_ranges is not None:
         lines = _pick_ranges(lines, include.line_ranges)
-    elif section and section.replace(":", "").isdigit():
+    elif section and _is_number(section.replace(":", "")):
         first, _, last = section.partition(":")
-        lines = lines[int(first or 1) - 1 : int(last) if last else None]
+        lines = lines[_line(first or "1") - 1 : _line(last) if last else None]
     if text.endswith("\n") and lines and not lines[-1]:
         lines = lines[:-1]
     if include.anchor is not None or include.strip_markers:
@@ -127,6 +128,16 @@ def _pick_ranges(lines: list[str], spec: str) -> list[str]:
     picked: list[str] = []
     for part in spec.split(","):
         first, _, last = part.strip().partition(":")
-        if first.isdigit():
-            picked.extend(lines[int(first) - 1 : int(last) if last.isdigit() else int(first)])
+        if _is_number(first):
+            picked.extend(lines[_line(first) - 1 : _line(last) if _is_number(last) else _line(first)])
     return picked
+
+
+def _is_number(text: str) -> bool:
+    return text.isascii() and text.isdigit()
+
+
+def _line(digits: str) -> int:
+    """A line number as written (ASCII digits): one past any file's lines when it has more digits than
+    int() converts (4,300), so the range is simply empty."""
+    return int(digits) if len(digits) <= _LINE_DIGITS else 10**_LINE_DIGITS

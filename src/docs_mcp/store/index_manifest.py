@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 MANIFEST_FILE = "docs-mcp-index.json"
+_SHOWN_CHARS = 60  # of a bad value's repr in an error
 FORMAT_VERSION = 3  # 3: FTS with positions (phrase clauses); 2: FTS over `body` + `crumbs` (1: four columns)
 # Versioning rule: a reader refuses any other format version, so a change an older reader would
 # misread (table columns, chunk ids, the meaning of a key) bumps it. An *optional* key may be added
@@ -176,7 +177,7 @@ class IndexManifest:
                 raise TypeError("not a JSON object")
             version = data["format_version"]
             if not isinstance(version, int) or isinstance(version, bool):
-                raise TypeError(f"format_version is {version!r}, not a whole number")
+                raise TypeError(f"format_version is {_shown(version)}, not a whole number")
             if version != FORMAT_VERSION:
                 raise IndexCompatibilityError(
                     f"{where} has format version {version}; this docs-mcp reads version {FORMAT_VERSION}. "
@@ -192,7 +193,7 @@ class IndexManifest:
             examples = data.get("examples")
             return cls(
                 format_version=int(version),
-                docs_mcp_version=str(data["docs_mcp_version"]),
+                docs_mcp_version=_text(data["docs_mcp_version"], "docs_mcp_version"),
                 description=_text_or_none(data.get("description"), "description"),
                 instructions=_text_or_none(data.get("instructions"), "instructions"),
                 facets={
@@ -201,8 +202,8 @@ class IndexManifest:
                 },
                 embedding=(
                     EmbeddingInfo(
-                        str(embedding["provider"]),
-                        str(embedding["model"]),
+                        _text(_mapping(embedding, "embedding")["provider"], "embedding.provider"),
+                        _text(embedding["model"], "embedding.model"),
                         _count(embedding["dimensions"], "embedding.dimensions", least=1),
                     )
                     if embedding
@@ -210,13 +211,13 @@ class IndexManifest:
                 ),
                 chunk_count=_count(data["chunk_count"], "chunk_count"),
                 file_count=_count(data["file_count"], "file_count"),
-                content_hash=str(data["content_hash"]),
-                source_commit=data.get("source_commit"),
+                content_hash=_text(data["content_hash"], "content_hash"),
+                source_commit=_text_or_none(data.get("source_commit"), "source_commit"),
                 taxonomy={
                     str(name): FacetTaxonomy.from_dict(entry)
                     for name, entry in _mapping(data.get("taxonomy", {}), "taxonomy").items()
                 },
-                version=str(data["version"]) if data.get("version") is not None else None,
+                version=_text_or_none(data.get("version"), "version"),
                 site=dict(_mapping(site, "site")) if site is not None else None,
                 prompts=tuple(PromptTemplate.from_dict(p) for p in _list(data.get("prompts", []), "prompts")),
                 examples=_string_map(examples, "examples") if examples is not None else None,
@@ -241,7 +242,19 @@ class IndexManifest:
 def _count(value: object, what: str, least: int = 0) -> int:
     """A whole number of at least ``least`` (a count): not a bool, a string or a float."""
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
-        raise ValueError(f"{what} is {value!r}, not a whole number of at least {least}")
+        raise ValueError(f"{what} is {_shown(value)}, not a whole number of at least {least}")
+    return value
+
+
+def _shown(value: object) -> str:
+    """``value`` as the error shows it: its repr, cut short (a 10 KB list is not a message)."""
+    shown = repr(value)
+    return shown if len(shown) <= _SHOWN_CHARS else shown[: _SHOWN_CHARS - 3] + "..."
+
+
+def _text(value: object, what: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{what} is {_shown(value)}, not text")
     return value
 
 
@@ -259,7 +272,7 @@ def _list(value: object, what: str) -> list[Any]:
 
 def _text_or_none(value: object, what: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"{what} is not text")
+        raise TypeError(f"{what} is {_shown(value)}, not text")
     return value
 
 
@@ -306,6 +319,11 @@ def read_manifest(out_dir: Path) -> IndexManifest:
         ) from None
     except OSError as error:
         raise IndexUnavailable(f"cannot read {path}: {error}") from error
+    except UnicodeDecodeError as error:  # a torn or bit-flipped multi-byte character
+        raise IndexUnavailable(
+            f"{path} is corrupt (not UTF-8 text at byte {error.start}); "
+            "rebuild it: docs-mcp build --docs-dir DOCS --out OUT"
+        ) from None
     return IndexManifest.from_json(text, where=str(path))
 
 

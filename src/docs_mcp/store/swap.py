@@ -26,6 +26,7 @@ MEASURED_WITH = {"python": "3.11"}
 _AT_FDCWD = -100
 _RENAME_EXCHANGE = 2
 BUILDING = ".building-"
+_PID_MAX = 2**22  # Linux's largest pid_max (4,194,304); other systems stay below it
 
 
 def _renameat2() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
@@ -57,6 +58,16 @@ def exchange_dirs(new: Path, current: Path) -> None:
     os.replace(current, parked)
     os.replace(new, current)
     os.replace(parked, new)
+
+
+def pid_in_name(text: str) -> int | None:
+    """The process id a staging or partial file's name ends with, or None when ``text`` is not one:
+    ASCII digits of a number a pid can be (a stray ``.out.building-²`` or one of 30 digits beside the
+    index made ``int()`` or ``os.kill`` raise, and the build die with a traceback)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(_PID_MAX)):
+        return None
+    pid = int(text)
+    return pid if 0 < pid <= _PID_MAX else None
 
 
 def pid_alive(pid: int) -> bool:
@@ -96,6 +107,6 @@ def _clean_stale(out: Path, marker: str) -> None:
     if not out.parent.is_dir():
         return
     for entry in out.parent.iterdir():
-        pid = entry.name[len(prefix) :]
-        if entry.name.startswith(prefix) and pid.isdigit() and not pid_alive(int(pid)):
+        pid = pid_in_name(entry.name[len(prefix) :])
+        if entry.name.startswith(prefix) and pid is not None and not pid_alive(pid):
             shutil.rmtree(entry, ignore_errors=True)

@@ -59,6 +59,11 @@ def test_every_shipped_scenario_file_loads() -> None:
             ":4: scenarios[0].limits.turns: 0 is less",
         ),
         ("scenarios:\n  - id: a\n    prompt: [unclosed\n", ":4: the file is not valid YAML"),
+        (  # subprocess.run(timeout=1e308) overflowed select() with a traceback after the model's run
+            "scenarios:\n  - id: a\n    prompt: p\n    expect:\n"
+            "      - script: 'true'\n        timeout: 1.0e+308\n",
+            ":6: scenarios[0].expect[0].timeout: 1e+308 is greater than the maximum of 86400",
+        ),
         (
             "scenarios:\n  - {id: a, prompt: p}\n  - {id: a, prompt: q}\n",
             ":3: scenario id 'a' is already used at",

@@ -4,12 +4,14 @@ extended or overridden by the user's own file of the same shape."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.limits import loads_json
 
 __all__ = ["Price", "load_prices"]
 
@@ -35,7 +37,7 @@ def load_prices(extra: Path | None = None) -> dict[str, Price]:
     prices = _parse(shipped, "prices.json")
     if extra is not None:
         try:
-            given = json.loads(extra.read_text(encoding="utf-8"))
+            given = loads_json(extra.read_text(encoding="utf-8"))  # depth-bounded: no RecursionError
         except (OSError, ValueError) as error:
             raise ConfigError(f"cannot read the price file {extra}: {error}") from None
         prices.update(_parse(given, str(extra)))
@@ -50,9 +52,18 @@ def _parse(data: Any, source: str) -> dict[str, Price]:
         if model.startswith("_"):
             continue
         try:
-            prices[model] = Price(float(entry["input"]), float(entry["output"]))
+            prices[model] = Price(_dollars(entry["input"]), _dollars(entry["output"]))
         except (TypeError, KeyError, ValueError):
             raise ConfigError(
-                f"{source}: {model!r} needs numbers 'input' and 'output' (dollars per million tokens)"
+                f"{source}: {model!r} needs numbers 'input' and 'output' "
+                "(dollars per million tokens, at least 0)"
             ) from None
     return prices
+
+
+def _dollars(value: object) -> float:
+    """A price: a finite number of at least 0. JSON's NaN and Infinity (and 1e999) parse to floats,
+    and a NaN cost never passes a budget, so a run would spend without a stop."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{value!r} is not a price")
+    return float(value)

@@ -115,11 +115,21 @@ def parse_index_specs(values: Iterable[str]) -> list[LibrarySpec]:
     return specs
 
 
-def version_key(version: str) -> tuple[tuple[int, int | str], ...]:
+def version_key(version: str) -> tuple[tuple[int, int, str], ...]:
     """Sort key of a version: runs of digits compare as numbers, other runs as text, a leading
-    ``v`` is ignored (``v2.10`` > ``2.9``)."""
-    parts = re.findall(r"\d+|[^\d.+_-]+", version.lower().removeprefix("v"))
-    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts)
+    ``v`` is ignored (``v2.10`` > ``2.9``).
+
+    Digit runs are ASCII and compared by length then text (leading zeros dropped), never through
+    int(): a version from an index manifest is data, and "1²" (isdigit() but no int) or thousands of
+    digits (past int()'s limit) raised ValueError while the server started."""
+    key = []
+    for part in re.findall(r"[0-9]+|[^0-9.+_-]+", version.lower().removeprefix("v")):
+        if part.isascii() and part.isdigit():
+            digits = part.lstrip("0") or "0"
+            key.append((0, len(digits), digits))
+        else:
+            key.append((1, 0, part))
+    return tuple(key)
 
 
 def latest_version(versions: Sequence[str], marked: Sequence[str]) -> str:
