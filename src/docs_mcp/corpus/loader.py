@@ -125,7 +125,7 @@ def load_corpus(
             files, tree, lambda count: ChunkPool(_worker_count(workers, count)), on_file, chunk_cache
         )
     # Started now so that the helpers' start-up overlaps with reading the files.
-    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx))) as pool:
+    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx) + len(tree.rst))) as pool:
         return _load(files, tree, lambda _count: pool, on_file, None, site_config)
 
 
@@ -189,6 +189,8 @@ def _load(
     paths = tree.markdown
     if site.reads_mdx:
         paths = sorted([*tree.markdown, *tree.mdx])
+    if site.generator == "sphinx":
+        paths = sorted([*paths, *tree.rst])  # reStructuredText pages (read with docutils)
     if site.generator == "docusaurus":
         # ``_``-prefixed files and folders are partials, not pages: pages that import them show them.
         paths = [path for path in paths if not any(part.startswith("_") for part in path.split("/"))]

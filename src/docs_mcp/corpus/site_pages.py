@@ -20,10 +20,12 @@ from pathlib import Path
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.corpus.api_reference import ApiReference
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.site_urls import anchor, page_url
 from docs_mcp.errors import Finding
-from docs_mcp.parse.site_syntax import Dialect, Normalised, normalise_site_syntax
+from docs_mcp.parse.rst import read_rst
+from docs_mcp.parse.site_syntax import Dialect, Normalised, SyntaxNote, normalise_site_syntax
 
 __all__ = ["STUB_PAGE_RULE", "STUB_SECTION_RULE", "SitePages"]
 
@@ -44,16 +46,48 @@ class SitePages:
     stub_chunks: int = 0
     stub_pages: list[str] = field(default_factory=list)
     _resolved_repo: Path | None = None
+    _api: ApiReference | None = None
 
     def dialect(self) -> Dialect:
         variables = dict(self.site.variables) if self.site.macros else None
         return Dialect(self.site.generator, variables, mdx=self.site.reads_mdx)
 
     def prepare(self, path: str, text: str) -> str:
-        """``text`` of the page at ``path`` in plain markdown (what is chunked)."""
-        result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        """``text`` of the page at ``path`` in plain markdown (what is chunked): a reStructuredText
+        page read with docutils, API stubs replaced by the reference they stand for."""
+        if path.endswith(".rst"):
+            result = read_rst(text, path, self._read_include, self.api().lookup)
+        elif self.site.generator == "mkdocs" and ":::" in text:
+            result = self._with_api(path, text)
+        else:
+            result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
         self.normalised[path] = result
         return result.text
+
+    def api(self) -> ApiReference:
+        """The site's API reference (its source folders read on first use)."""
+        if self._api is None:
+            self._api = ApiReference(self.site, self._repo())
+        return self._api
+
+    def _with_api(self, path: str, text: str) -> Normalised:
+        """A markdown page whose ``:::`` stubs are replaced, then made plain; lines mapped back."""
+        expanded = self.api().expand(text)
+        if not expanded.resolved and not expanded.notes:
+            return normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        result = normalise_site_syntax(expanded.text, self.dialect(), self._read_include, path)
+        origins = expanded.origins
+
+        def source_line(line: int) -> int:
+            return origins[min(max(line, 1), len(origins)) - 1] if origins else line
+
+        if result.origins is None:
+            result.heading_ids = {**expanded.heading_ids, **result.heading_ids}
+            result.origins = list(origins)
+        else:
+            result.origins = [source_line(line) for line in result.origins]
+        result.notes = [*expanded.notes, *(SyntaxNote(source_line(n.line), n.rule, n.message) for n in result.notes)]
+        return result
 
     def _repo(self) -> Path:
         if self._resolved_repo is None:

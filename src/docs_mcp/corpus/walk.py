@@ -10,7 +10,7 @@ from docs_mcp.corpus.docs_manifest import MANIFEST_NAME
 from docs_mcp.corpus.files import special_file_kind
 from docs_mcp.corpus.prompts import is_template
 
-__all__ = ["DocsTree", "is_markdown", "is_mdx", "walk_docs"]
+__all__ = ["DocsTree", "is_markdown", "is_mdx", "is_rst", "walk_docs"]
 
 
 @dataclass
@@ -23,6 +23,7 @@ class DocsTree:
     special: list[tuple[str, str]]  # (path, kind) of FIFOs, devices, sockets: reported, never opened
     mdx: list[str] = field(default_factory=list)  # ``*.mdx`` pages: read when the site generator uses them
     templates: list[str] = field(default_factory=list)  # ``*.template.md`` prompt templates (prompts.py)
+    rst: list[str] = field(default_factory=list)  # ``*.rst`` pages: read when the site is Sphinx's
 
     def add(self, path: str) -> None:
         """Count ``path`` (a file not on disk yet: an overlay's) under its kind, kept sorted."""
@@ -33,6 +34,8 @@ class DocsTree:
             kind = self.markdown
         elif is_mdx(name):
             kind = self.mdx
+        elif is_rst(name):
+            kind = self.rst
         elif is_template(name):
             kind = self.templates
         else:
@@ -54,8 +57,9 @@ def walk_docs(root: Path) -> DocsTree:
         for name in filenames:
             is_manifest = name == MANIFEST_NAME
             mdx = is_mdx(name)
+            rst = is_rst(name)
             template = is_template(name)
-            if not is_manifest and not mdx and not template and not is_markdown(name):
+            if not is_manifest and not mdx and not rst and not template and not is_markdown(name):
                 continue
             full = Path(folder, name)
             kind = special_file_kind(full)  # None also when it cannot be stat'ed: reading reports it
@@ -64,9 +68,10 @@ def walk_docs(root: Path) -> DocsTree:
             elif full.is_symlink() and not _resolves_inside(full, real_root):
                 tree.outside.append(prefix + name)
             else:
-                kept = tree.manifests if is_manifest else tree.mdx if mdx else tree.markdown
+                kept = tree.manifests if is_manifest else tree.mdx if mdx else tree.rst if rst else tree.markdown
                 (tree.templates if template else kept).append(prefix + name)
     tree.markdown.sort()
+    tree.rst.sort()
     tree.manifests.sort()
     tree.outside.sort()
     tree.special.sort()
@@ -88,3 +93,8 @@ def is_markdown(name: str) -> bool:
 def is_mdx(name: str) -> bool:
     """An MDX page name: ``*.mdx``, not hidden."""
     return not name.startswith(".") and name.endswith(".mdx")
+
+
+def is_rst(name: str) -> bool:
+    """A reStructuredText page name: ``*.rst``, not hidden."""
+    return not name.startswith(".") and name.endswith(".rst")

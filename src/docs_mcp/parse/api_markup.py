@@ -9,6 +9,7 @@ markdown one. Sections come from griffe's docstring parsers (Google, NumPy, Sphi
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -67,7 +68,7 @@ def signature_lines(obj: Any, markup: Markup) -> list[str]:
             text += f" = {obj.value}"
         return code_block([text], markup)
     parameters = _parameters(obj)
-    if parameters is None:
+    if parameters is None or (kind == "class" and not parameters):
         return code_block([f"class {obj.name}"] if kind == "class" else [obj.name], markup)
     prefix = "class " if kind == "class" else "async def " if "async" in obj.labels else "def "
     returns = f" -> {obj.returns}" if kind != "class" and getattr(obj, "returns", None) is not None else ""
@@ -115,7 +116,8 @@ def docstring_lines(sections: Sequence[Any], markup: Markup) -> list[str]:
     for section in sections:
         kind = str(section.kind.value)
         if kind == "text":
-            lines.extend([*str(section.value).strip("\n").split("\n"), ""])
+            text = str(section.value).strip("\n").split("\n")
+            lines.extend([*(_rst_code_as_fences(text) if markup == "markdown" else text), ""])
         elif kind == "examples":
             for sub_kind, text in section.value:
                 body = str(text).strip("\n").split("\n")
@@ -129,6 +131,36 @@ def docstring_lines(sections: Sequence[Any], markup: Markup) -> list[str]:
         elif kind in _TITLES:
             lines.extend(_listed(_TITLES[kind], section.value, markup))
     return lines
+
+
+_RST_CODE = re.compile(r"^(\s*)\.\.\s+(?:code-block|sourcecode|code)::\s*([\w+-]*)\s*$")
+
+
+def _rst_code_as_fences(lines: list[str]) -> list[str]:
+    """A markdown docstring's reStructuredText ``.. code-block:: python`` blocks as fenced code."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        found = _RST_CODE.match(lines[index])
+        index += 1
+        if found is None:
+            out.append(lines[index - 1])
+            continue
+        indent = len(found.group(1))
+        body: list[str] = []
+        while index < len(lines) and (not lines[index].strip() or _indent(lines[index]) > indent):
+            body.append(lines[index])
+            index += 1
+        while body and not body[-1].strip():
+            body.pop()
+        dedented = textwrap.dedent("\n".join(body)).strip("\n").split("\n")
+        out.extend(code_block(dedented, "markdown", found.group(2) or "python")[:-1])
+        out.append("")
+    return out
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
 
 
 def _listed(title: str, items: Sequence[Any], markup: Markup) -> list[str]:
@@ -153,5 +185,9 @@ def _listed(title: str, items: Sequence[Any], markup: Markup) -> list[str]:
 
 
 def _description(text: str) -> list[str]:
+    """A description's lines: its first paragraph's continuation lines unindented (docstrings
+    indent them under the field name), the rest dedented as a whole."""
     lines = str(text).strip("\n").split("\n")
-    return lines if lines else [""]
+    blank = next((i for i, line in enumerate(lines) if not line.strip()), len(lines))
+    rest = textwrap.dedent("\n".join(lines[blank:])).split("\n") if blank < len(lines) else []
+    return [lines[0].strip(), *(line.strip() for line in lines[1:blank]), *rest]

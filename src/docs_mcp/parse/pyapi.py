@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +81,12 @@ class ApiSource:
                 if found is None:
                     return None, problem
                 path, obj = found
-                return self._entry(obj, path, options, markup, 0, explicit=True), None
+                entry = self._entry(obj, path, options, markup, 0, explicit=True)
+                if not entry.body and not entry.children and not options.undocumented:
+                    # Nothing documented: the public members' signatures are still the reference.
+                    undocumented = replace(options, undocumented=True)
+                    entry = self._entry(obj, path, undocumented, markup, 0, explicit=True)
+                return entry, None
             except (griffe.GriffeError, OSError, SyntaxError, ValueError, RecursionError, KeyError) as error:
                 return None, f"griffe could not read it ({type(error).__name__}: {error})"
 

@@ -65,7 +65,7 @@ _TEXT_ROLES = frozenset("ref doc term abbr guilabel menuselection keyword numref
 _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?([A-Za-z0-9][\w:+.-]*?)[ \t]?::", re.M)
 _ROLE_NAME = re.compile(r"(?<![\w`]):([A-Za-z][\w:+.-]*):`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
-_registered: set[str] = set()
+_registered: set[str] = set()  # directive names, and role names after a ":"
 
 
 def register_names(text: str) -> None:
@@ -75,8 +75,9 @@ def register_names(text: str) -> None:
         handler = _directive_for(name)
         if handler is not None:
             directives.register_directive(name, handler)
-    for name in set(_ROLE_NAME.findall(text)) - _registered:
-        _registered.add(":" + name)
+    for name in {":" + name for name in _ROLE_NAME.findall(text)} - _registered:
+        _registered.add(name)
+        name = name[1:]
         if name not in roles._role_registry or name == "raw":
             roles.register_local_role(name, _role)
 
@@ -135,6 +136,13 @@ class _Generic(Directive):
     def argument(self) -> str:
         return " ".join(self.arguments[0].split()) if self.arguments else ""
 
+    def text(self, text: str) -> nodes.paragraph:
+        """A paragraph of ``text`` read as inline markup (roles and literals in an argument)."""
+        inline, messages = self.state.inline_text(text, self.lineno)
+        paragraph = nodes.paragraph(text, "", *inline, *messages)
+        paragraph.source, paragraph.line = self.state_machine.get_source_and_line(self.lineno)
+        return paragraph
+
 
 class _Dropped(_Generic):
     def run(self) -> list[nodes.Node]:
@@ -160,7 +168,7 @@ class _Container(_Generic):
     def run(self) -> list[nodes.Node]:
         node = nodes.container()
         if self.argument():
-            node += nodes.paragraph(self.argument(), self.argument())
+            node += self.text(self.argument())
         return [self.parsed(node)]
 
 
@@ -188,7 +196,7 @@ class _TitledAdmonition(_Generic):
         else:
             node["label"] = _ADMONITIONS.get(kind, kind.capitalize())
             if self.argument():
-                node += nodes.paragraph(self.argument(), self.argument())
+                node += self.text(self.argument())
         return [self.parsed(node)]
 
 
@@ -201,7 +209,7 @@ class _Version(_Generic):
         node["label"] = f"{_VERSIONS[self.name.lower().rpartition(':')[2]]} {version}".strip()
         node["quoted"] = True
         if rest:
-            node += nodes.paragraph(rest, rest)
+            node += self.text(rest)
         return [self.parsed(node)]
 
 

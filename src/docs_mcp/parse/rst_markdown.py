@@ -192,7 +192,9 @@ class MarkdownLines:
             children = children[1:]
         line = self.line_of(node)
         body = self.blocks(children, level)
-        head: list[Line] = [(f"{_escape_inline(label)}:", line), ("", line)] if label else []
+        head: list[Line] = []
+        if label:
+            head = [(f"{_escape_inline(label)}:", line), ("", line)] if body else [(_escape_inline(label), line)]
         lines = head + body
         return _prefixed(lines, "> ") if quoted else lines
 

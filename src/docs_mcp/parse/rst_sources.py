@@ -209,9 +209,14 @@ class AutoDoc(Directive):
         for register in register_text:
             register("\n".join(body))
         if body:
-            context().include_lines[entry.anchor] = line
+            ctx = context()
+            ctx.include_lines[entry.anchor] = line
             holder = nodes.container()
-            self.state.nested_parse(StringList(body, entry.anchor), self.content_offset, holder)
+            module, ctx.module = ctx.module, entry.anchor if entry.kind == "module" else ctx.module
+            try:  # a module's docstring may hold autodoc directives naming its own members
+                self.state.nested_parse(StringList(body, entry.anchor), self.content_offset, holder)
+            finally:
+                ctx.module = module
             node.extend(holder.children)
         node.extend(self._node(child, line) for child in entry.children)
         return node
