@@ -74,7 +74,9 @@ class ApiReference:
             resolved = path.resolve()
             if not resolved.is_relative_to(self.repo) or not resolved.is_dir():
                 continue
-            for candidate in (resolved.parent, resolved) if (resolved / "__init__.py").is_file() else (resolved,):
+            for candidate in (
+                (resolved.parent, resolved) if (resolved / "__init__.py").is_file() else (resolved,)
+            ):
                 if candidate.is_relative_to(self.repo) and candidate not in found:
                     found.append(candidate)
         return found
@@ -82,7 +84,7 @@ class ApiReference:
     def _mkdocs(self, config: Path) -> list[Path]:
         try:
             data = _load_mkdocs(config)
-        except Exception:  # noqa: BLE001 (a broken config is reported by detect_site already)
+        except Exception:
             return []
         handler = _python_handler(data.get("plugins"))
         options = handler.get("options")

@@ -86,7 +86,10 @@ class SitePages:
             result.origins = list(origins)
         else:
             result.origins = [source_line(line) for line in result.origins]
-        result.notes = [*expanded.notes, *(SyntaxNote(source_line(n.line), n.rule, n.message) for n in result.notes)]
+        result.notes = [
+            *expanded.notes,
+            *(SyntaxNote(source_line(n.line), n.rule, n.message) for n in result.notes),
+        ]
         return result
 
     def _repo(self) -> Path:

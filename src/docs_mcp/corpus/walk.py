@@ -68,7 +68,9 @@ def walk_docs(root: Path) -> DocsTree:
             elif full.is_symlink() and not _resolves_inside(full, real_root):
                 tree.outside.append(prefix + name)
             else:
-                kept = tree.manifests if is_manifest else tree.mdx if mdx else tree.rst if rst else tree.markdown
+                kept = (
+                    tree.manifests if is_manifest else tree.mdx if mdx else tree.rst if rst else tree.markdown
+                )
                 (tree.templates if template else kept).append(prefix + name)
     tree.markdown.sort()
     tree.rst.sort()

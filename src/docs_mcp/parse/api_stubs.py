@@ -74,7 +74,9 @@ def expand_api_stubs(source: str, lookup: Lookup, defaults: Mapping[str, Any] | 
         entry, problem = lookup(stub.group(2), _api_options(options), "markdown", None)
         if entry is None:
             out.unresolved += 1
-            out.notes.append(SyntaxNote(number, API_UNRESOLVED_RULE, f"::: {stub.group(2)}: {problem}; not indexed"))
+            out.notes.append(
+                SyntaxNote(number, API_UNRESOLVED_RULE, f"::: {stub.group(2)}: {problem}; not indexed")
+            )
             written.append(line)
             out.origins.append(number)
             continue

@@ -242,4 +242,3 @@ def _quiet() -> Iterator[None]:
         yield
     finally:
         log.disabled = was
-

@@ -77,7 +77,7 @@ def read_rst(
             _parser().parse(text, document)
             _substitute(document)
             written = write_markdown(document, path, ctx.include_lines)
-    except Exception as error:  # noqa: BLE001 (docutils raises many kinds on hostile input)
+    except Exception as error:
         return _as_plain_text(text, ctx, error)
     notes = [*ctx.notes, *_messages(document, path, ctx.include_lines)]
     lines = written.lines
@@ -105,8 +105,10 @@ def _messages(document: nodes.document, path: str, include_lines: dict[str, int]
         if int(message.get("level", 0)) < _WARNING:
             continue
         source = str(message.get("source") or path)
-        line = include_lines.get(source, int(message.get("line") or 0)) if source != path else int(
-            message.get("line") or 0
+        line = (
+            include_lines.get(source, int(message.get("line") or 0))
+            if source != path
+            else int(message.get("line") or 0)
         )
         body = " ".join(message.children[0].astext().split()) if message.children else "invalid markup"
         where = "" if source == path else f" (in {source.split('#include-')[0]})"

@@ -13,7 +13,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from docutils import nodes
-
 from docutils.parsers.rst import Directive
 
 from docs_mcp.parse.api_markup import Markup
@@ -36,15 +35,15 @@ __all__ = [
 ApiLookup = Callable[[str, ApiOptions, Markup, "str | None"], tuple[ApiEntry | None, str | None]]
 
 
-class labelled(nodes.General, nodes.Element):  # noqa: N801 (docutils' node naming)
+class labelled(nodes.General, nodes.Element):  # type: ignore[misc]  # docutils is untyped
     """A block with a label line: an admonition (``label`` "Note"), a version note, a tab."""
 
 
-class description(nodes.General, nodes.Element):  # noqa: N801
+class description(nodes.General, nodes.Element):  # type: ignore[misc]  # docutils is untyped
     """An object description (``py:function``, ``data``): ``signatures`` then the content."""
 
 
-class api_entry(nodes.General, nodes.Element):  # noqa: N801
+class api_entry(nodes.General, nodes.Element):  # type: ignore[misc]  # docutils is untyped
     """A documented API object: a heading (``name``, ``anchor``) one level under its parent's."""
 
 
@@ -74,7 +73,7 @@ def context() -> RstContext:
     return _CONTEXT.get()
 
 
-class reading:  # noqa: N801 (a context manager named for what it does)
+class reading:
     """``with reading(ctx):`` makes ``ctx`` the page being parsed."""
 
     def __init__(self, ctx: RstContext) -> None:

@@ -43,25 +43,109 @@ _VERSIONS = {
     "deprecated": "Deprecated since version",
     "versionremoved": "Removed in version",
 }
-_CODE = frozenset("code-block sourcecode code doctest testcode testoutput ipython jupyter-execute".split())
-_TAB_GROUPS = frozenset("tabs tab-set tabbed hlist glossary only centered".split())
-_TABS = frozenset("tab group-tab tab-item".split())
+_CODE = frozenset(
+    ["code-block", "sourcecode", "code", "doctest", "testcode", "testoutput", "ipython", "jupyter-execute"]
+)
+_TAB_GROUPS = frozenset(["tabs", "tab-set", "tabbed", "hlist", "glossary", "only", "centered"])
+_TABS = frozenset(["tab", "group-tab", "tab-item"])
 _DESCRIBED = frozenset(
-    "function class method attribute data exception decorator decoratormethod classmethod staticmethod "
-    "property envvar option cmdoption describe object confval setting type member macro var struct "
-    "enum enumerator event".split()
+    [
+        "function",
+        "class",
+        "method",
+        "attribute",
+        "data",
+        "exception",
+        "decorator",
+        "decoratormethod",
+        "classmethod",
+        "staticmethod",
+        "property",
+        "envvar",
+        "option",
+        "cmdoption",
+        "describe",
+        "object",
+        "confval",
+        "setting",
+        "type",
+        "member",
+        "macro",
+        "var",
+        "struct",
+        "enum",
+        "enumerator",
+        "event",
+    ]
 )
 _DROPPED = frozenset(
-    "toctree index highlight tabularcolumns sectionauthor moduleauthor codeauthor contents raw meta "
-    "autosummary default-role default-domain role spelling testsetup testcleanup program title "
-    "sectnum header footer graphviz digraph graph uml mermaid plot currentmodule module".split()
+    [
+        "toctree",
+        "index",
+        "highlight",
+        "tabularcolumns",
+        "sectionauthor",
+        "moduleauthor",
+        "codeauthor",
+        "contents",
+        "raw",
+        "meta",
+        "autosummary",
+        "default-role",
+        "default-domain",
+        "role",
+        "spelling",
+        "testsetup",
+        "testcleanup",
+        "program",
+        "title",
+        "sectnum",
+        "header",
+        "footer",
+        "graphviz",
+        "digraph",
+        "graph",
+        "uml",
+        "mermaid",
+        "plot",
+        "currentmodule",
+        "module",
+    ]
 )
 _SOURCES: dict[str, type[Directive]] = {"include": Include, "literalinclude": LiteralInclude}
 _CODE_ROLES = frozenset(
-    "meth func class attr data obj exc mod const file envvar option samp kbd command program makevar "
-    "mailheader regexp code type member macro var enum struct".split()
+    [
+        "meth",
+        "func",
+        "class",
+        "attr",
+        "data",
+        "obj",
+        "exc",
+        "mod",
+        "const",
+        "file",
+        "envvar",
+        "option",
+        "samp",
+        "kbd",
+        "command",
+        "program",
+        "makevar",
+        "mailheader",
+        "regexp",
+        "code",
+        "type",
+        "member",
+        "macro",
+        "var",
+        "enum",
+        "struct",
+    ]
 )
-_TEXT_ROLES = frozenset("ref doc term abbr guilabel menuselection keyword numref download any".split())
+_TEXT_ROLES = frozenset(
+    ["ref", "doc", "term", "abbr", "guilabel", "menuselection", "keyword", "numref", "download", "any"]
+)
 _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+(?:\|[^|\n]+\|[ \t]+)?([A-Za-z0-9][\w:+.-]*?)[ \t]?::", re.M)
 _ROLE_NAME = re.compile(r"(?<![\w`]):([A-Za-z][\w:+.-]*):`")
 _TITLED = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.DOTALL)
@@ -112,7 +196,7 @@ def _directive_for(name: str) -> type[Directive] | None:
     return _Container
 
 
-class _Generic(Directive):
+class _Generic(Directive):  # type: ignore[misc]  # docutils is untyped
     optional_arguments = 1
     final_argument_whitespace = True
     option_spec: ClassVar[dict[str, Any]] = ANY_OPTIONS
@@ -275,4 +359,3 @@ def role_text(kind: str, text: str) -> str:
     if kind in ("issue", "pr") and text.isdigit():
         return f"#{text}"
     return text
-

@@ -74,7 +74,7 @@ class MarkdownLines:
             out.extend(lines)
         return out
 
-    def block(self, node: nodes.Node, level: int) -> list[Line]:  # noqa: C901 (one case per node type)
+    def block(self, node: nodes.Node, level: int) -> list[Line]:
         if isinstance(node, _SKIPPED):
             return []
         if isinstance(node, nodes.section):
@@ -104,7 +104,9 @@ class MarkdownLines:
         if isinstance(node, nodes.table):
             return self.table(node)
         if isinstance(node, nodes.line_block):
-            return [(_escaped_line(self.inline(line)), self.line_of(line)) for line in node.findall(nodes.line)]
+            return [
+                (_escaped_line(self.inline(line)), self.line_of(line)) for line in node.findall(nodes.line)
+            ]
         if isinstance(node, nodes.footnote | nodes.citation):
             label = node.children[0].astext() if node.children else ""
             body = self.blocks(node.children[1:], level)
@@ -126,7 +128,7 @@ class MarkdownLines:
         # The anchor rides on the line until ``write_markdown`` takes it off (``_ANCHOR``).
         out: list[Line] = [(f"\x00{anchor or ''}\x00{'#' * min(level, 6)} {head}", line)]
         body = self.blocks([c for c in node.children if c is not title], level)
-        return out + ([("", line)] + body if body else [])
+        return out + ([("", line), *body] if body else [])
 
     def title(self, section: nodes.section) -> str:
         title = section.children[0] if section.children else None
@@ -194,7 +196,9 @@ class MarkdownLines:
         body = self.blocks(children, level)
         head: list[Line] = []
         if label:
-            head = [(f"{_escape_inline(label)}:", line), ("", line)] if body else [(_escape_inline(label), line)]
+            head = (
+                [(f"{_escape_inline(label)}:", line), ("", line)] if body else [(_escape_inline(label), line)]
+            )
         lines = head + body
         return _prefixed(lines, "> ") if quoted else lines
 
@@ -209,7 +213,13 @@ class MarkdownLines:
                 for row in part.children:
                     if isinstance(part, nodes.thead):
                         header_rows += 1
-                    rows.append([self.cell(entry) for entry in row.children for _ in range(1 + entry.get("morecols", 0))])
+                    rows.append(
+                        [
+                            self.cell(entry)
+                            for entry in row.children
+                            for _ in range(1 + entry.get("morecols", 0))
+                        ]
+                    )
         if not rows:
             return []
         width = max(len(row) for row in rows)
@@ -230,7 +240,7 @@ class MarkdownLines:
         return " ".join(parts).replace("|", "\\|")
 
     # -- inline --------------------------------------------------------------------------------
-    def inline(self, node: nodes.Node) -> str:  # noqa: C901 (one case per node type)
+    def inline(self, node: nodes.Node) -> str:
         if isinstance(node, nodes.Text):
             return _escape(str(node))
         if isinstance(node, nodes.literal | nodes.title_reference):
@@ -245,7 +255,9 @@ class MarkdownLines:
             return _escape(str(node.get("alt", "")))
         if isinstance(node, nodes.footnote_reference | nodes.citation_reference):
             return f"\\[{_escape(node.astext())}\\]"
-        inner = "".join(self.inline(child) for child in node.children) if isinstance(node, nodes.Element) else ""
+        inner = (
+            "".join(self.inline(child) for child in node.children) if isinstance(node, nodes.Element) else ""
+        )
         if isinstance(node, nodes.emphasis) and inner.strip():
             return f"*{inner}*"
         if isinstance(node, nodes.strong) and inner.strip():

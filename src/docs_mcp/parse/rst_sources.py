@@ -107,7 +107,7 @@ def _literal(lines: list[str], language: str) -> nodes.literal_block:
     return block
 
 
-class Include(Directive):
+class Include(Directive):  # type: ignore[misc]  # docutils is untyped
     """``.. include:: file``: reStructuredText parsed in place (``:literal:``/``:code:``: code)."""
 
     required_arguments = 1
@@ -133,7 +133,7 @@ class Include(Directive):
         return []
 
 
-class LiteralInclude(Directive):
+class LiteralInclude(Directive):  # type: ignore[misc]  # docutils is untyped
     """``.. literalinclude:: file``: the file (or the lines its options take) as code."""
 
     required_arguments = 1
@@ -163,7 +163,7 @@ _AUTODOC_KINDS = {
 _SIGNATURE = re.compile(r"^([\w.]+)")
 
 
-class AutoDoc(Directive):
+class AutoDoc(Directive):  # type: ignore[misc]  # docutils is untyped
     """``.. autoclass:: Name`` and the other ``auto*``: the object read from source."""
 
     required_arguments = 1
