@@ -101,7 +101,8 @@ def _substitute(document: nodes.document) -> None:
 def _messages(document: nodes.document, path: str, include_lines: dict[str, int]) -> list[SyntaxNote]:
     """docutils' warnings and errors, one finding each, on the page's line."""
     notes: list[SyntaxNote] = []
-    for message in document.findall(nodes.system_message):
+    found = [*document.findall(nodes.system_message), *document.transform_messages]
+    for message in found:
         if int(message.get("level", 0)) < _WARNING:
             continue
         source = str(message.get("source") or path)

@@ -46,7 +46,7 @@ _VERSIONS = {
 _CODE = frozenset(
     ["code-block", "sourcecode", "code", "doctest", "testcode", "testoutput", "ipython", "jupyter-execute"]
 )
-_TAB_GROUPS = frozenset(["tabs", "tab-set", "tabbed", "hlist", "glossary", "only", "centered"])
+_CONTENT_ONLY = frozenset(["tabs", "tab-set", "tabbed", "hlist", "glossary", "only", "ifconfig"])
 _TABS = frozenset(["tab", "group-tab", "tab-item"])
 _DESCRIBED = frozenset(
     [
@@ -185,8 +185,8 @@ def _directive_for(name: str) -> type[Directive] | None:
         return _Admonition
     if kind in _VERSIONS:
         return _Version
-    if kind in _TAB_GROUPS:
-        return _Container
+    if kind in _CONTENT_ONLY:
+        return _Content
     if kind in _TABS or kind == "code-tab":
         return _Tab
     if kind in _DESCRIBED:
@@ -254,6 +254,13 @@ class _Container(_Generic):
         if self.argument():
             node += self.text(self.argument())
         return [self.parsed(node)]
+
+
+class _Content(_Generic):
+    """Its content only: the argument is a condition or an option (``only:: html``, ``tabs``)."""
+
+    def run(self) -> list[nodes.Node]:
+        return [self.parsed(nodes.container())]
 
 
 class _Admonition(_Generic):

@@ -1,0 +1,4 @@
+import os
+def one():
+    return 1
+print(one())
