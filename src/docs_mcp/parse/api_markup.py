@@ -117,7 +117,7 @@ def docstring_lines(sections: Sequence[Any], markup: Markup) -> list[str]:
         kind = str(section.kind.value)
         if kind == "text":
             text = str(section.value).strip("\n").split("\n")
-            lines.extend([*(_rst_code_as_fences(text) if markup == "markdown" else text), ""])
+            lines.extend([*(_rst_as_markdown(text) if markup == "markdown" else text), ""])
         elif kind == "examples":
             for sub_kind, text in section.value:
                 body = str(text).strip("\n").split("\n")
@@ -134,17 +134,27 @@ def docstring_lines(sections: Sequence[Any], markup: Markup) -> list[str]:
 
 
 _RST_CODE = re.compile(r"^(\s*)\.\.\s+(?:code-block|sourcecode|code)::\s*([\w+-]*)\s*$")
+_RST_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+([\w:-]+)::\s*(.*)$")
+_RST_ROLE = re.compile(r":[\w:+.-]+:`~?\.?([^`<]*?)(?:\s*<[^`>]*>)?`")
+_RST_LABELS = {"versionadded": "Added in version", "versionchanged": "Changed in version"}
 
 
-def _rst_code_as_fences(lines: list[str]) -> list[str]:
-    """A markdown docstring's reStructuredText ``.. code-block:: python`` blocks as fenced code."""
+def _rst_as_markdown(lines: list[str]) -> list[str]:
+    """reStructuredText left in a markdown site's docstring, as markdown: ``.. code-block::``
+    blocks as fenced code, other directives as a label line, roles as inline code."""
     out: list[str] = []
     index = 0
     while index < len(lines):
         found = _RST_CODE.match(lines[index])
         index += 1
         if found is None:
-            out.append(lines[index - 1])
+            line = _RST_ROLE.sub(lambda m: f"`{m.group(1)}`", lines[index - 1])
+            directive = _RST_DIRECTIVE.match(line)
+            if directive is not None:
+                name = directive.group(2).rpartition(":")[2]
+                label = _RST_LABELS.get(name, name.replace("-", " ").capitalize())
+                line = f"{directive.group(1)}{label} {directive.group(3)}".rstrip() + ":"
+            out.append(line)
             continue
         indent = len(found.group(1))
         body: list[str] = []
@@ -178,6 +188,8 @@ def _listed(title: str, items: Sequence[Any], markup: Markup) -> list[str]:
         if default is not None:
             label += f", default {inline_code(str(default), markup)}"
         description = _description(getattr(item, "description", "") or "")
+        if markup == "markdown":
+            description = _rst_as_markdown(description)
         first = f"- {label}: {description[0]}" if label and description[0] else f"- {label or description[0]}"
         lines.append(first.rstrip())
         lines.extend(f"  {line}" if line else "" for line in description[1:])
