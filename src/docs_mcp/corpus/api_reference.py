@@ -4,8 +4,8 @@
   itself a package, ``src/agents``, also gives its parent) and its ``options`` (the defaults every
   ``:::`` stub is read with; ``docstring_style``);
 - Sphinx: ``conf.py``'s ``sys.path.insert(0, os.path.abspath(".."))`` / ``append`` string
-  arguments (the ``conf.py`` is parsed, never run), Google/NumPy docstrings when
-  ``sphinx.ext.napoleon`` is on, else Sphinx's;
+  arguments (the ``conf.py`` is parsed, never run); each docstring's style is inferred (Sphinx
+  fields, or the Google/NumPy sections ``sphinx.ext.napoleon`` reads);
 - always: the repository folder's ``src/`` and the repository folder itself.
 
 Only folders inside the repository folder are searched: nothing outside it is read. The packages
@@ -105,10 +105,7 @@ class ApiReference:
             tree = ast.parse(config.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             return []
-        napoleon = any(
-            isinstance(node, ast.Constant) and node.value == "sphinx.ext.napoleon" for node in ast.walk(tree)
-        )
-        self.style = None if napoleon else "sphinx"
+        self.style = None  # each docstring's style inferred (Sphinx fields, or napoleon's Google/NumPy)
         paths: list[Path] = []
         for node in ast.walk(tree):
             if _is_sys_path_call(node):

@@ -24,6 +24,8 @@ SITE_RULES = frozenset(
         "stub-section",
         "mdx-not-read",
         "site-config",
+        "rst-markup",
+        "api-unresolved",
     }
 )
 

@@ -117,7 +117,7 @@ def docstring_lines(sections: Sequence[Any], markup: Markup) -> list[str]:
         kind = str(section.kind.value)
         if kind == "text":
             text = str(section.value).strip("\n").split("\n")
-            lines.extend([*(_rst_as_markdown(text) if markup == "markdown" else text), ""])
+            lines.extend([*(_rst_as_markdown(text) if markup == "markdown" else _fences_as_rst(text)), ""])
         elif kind == "examples":
             for sub_kind, text in section.value:
                 body = str(text).strip("\n").split("\n")
@@ -166,6 +166,30 @@ def _rst_as_markdown(lines: list[str]) -> list[str]:
         dedented = textwrap.dedent("\n".join(body)).strip("\n").split("\n")
         out.extend(code_block(dedented, "markdown", found.group(2) or "python")[:-1])
         out.append("")
+    return out
+
+
+_MARKDOWN_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w+-]*)")
+
+
+def _fences_as_rst(lines: list[str]) -> list[str]:
+    """A reStructuredText docstring's markdown code fences (docstrings mix them) as code blocks."""
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        found = _MARKDOWN_FENCE.match(lines[index])
+        index += 1
+        if found is None:
+            out.append(lines[index - 1])
+            continue
+        body: list[str] = []
+        while index < len(lines) and not lines[index].strip().startswith(found.group(2)):
+            body.append(lines[index])
+            index += 1
+        index += 1
+        dedented = textwrap.dedent("\n".join(body)).split("\n")
+        block = code_block(dedented, "rst", found.group(3) or "python")
+        out.extend(found.group(1) + line if line else "" for line in block)
     return out
 
 
