@@ -79,10 +79,15 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
         "api.rst",
         "guide.rst",
     ]
-    # Under the default h2 strategy a small class stays in its section's chunk, members as headings.
-    assert [chunk.id for chunk in corpus.chunks] == ["api.rst#api/the-client", "guide.rst#guide"]
-    markdown = corpus.chunks[0].markdown
-    assert "### Client" in markdown and "#### send" in markdown and "#### ping" in markdown
+    # A page of API entries with no strategy of its own is cut at every heading: a chunk an object.
+    assert [chunk.id for chunk in corpus.chunks] == [
+        "api.rst#api/the-client/client",
+        "api.rst#api/the-client/client/timeout",
+        "api.rst#api/the-client/client/send",
+        "api.rst#api/the-client/client/ping",
+        "api.rst#api/the-client/fetch",
+        "guide.rst#guide",
+    ]
     text = "\n".join(chunk.text for chunk in corpus.chunks)
     assert "Measure the round trip to the server." in text and "Added in version 1.2" in text
     assert "Call acme.Client.send (see the API)." in text and "def fetch(key, default=None):" in text
@@ -91,15 +96,11 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
     assert ("api.rst", 15, "api-unresolved") in findings and ("guide.rst", 6, "include-outside") in findings
     report = validate(repo / "docs")
     assert report.site_counts() == {"api-unresolved": 1, "include-outside": 1}
-    _write(repo, {"docs/.docs-mcp.json": '{"version": "1", "strategy": {"chunk_by": "h4"}}'})
-    ids = [chunk.id for chunk in load_corpus(repo / "docs").chunks]
-    assert ids[:4] == [
-        "api.rst#api/the-client/client",
-        "api.rst#api/the-client/client/timeout",
-        "api.rst#api/the-client/client/send",
-        "api.rst#api/the-client/client/ping",
-    ]
-    assert "api.rst#api/the-client/fetch" in ids
+    # A strategy the author declares wins: members stay headings inside their section's chunk.
+    _write(repo, {"docs/.docs-mcp.json": '{"version": "1", "strategy": {"chunk_by": "h2"}}'})
+    chunks = load_corpus(repo / "docs").chunks
+    assert [chunk.id for chunk in chunks] == ["api.rst#api/the-client", "guide.rst#guide"]
+    assert "### Client" in chunks[0].markdown and "#### ping" in chunks[0].markdown
 
 
 def test_rst_pages_are_read_only_for_sphinx_sites(tmp_path: Path) -> None:

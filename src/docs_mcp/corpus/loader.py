@@ -203,9 +203,11 @@ def _load(
         if text is None or data is None:
             continue
         contents[path] = data
+        settings = resolver.settings(path)
         if pages is not None:
             text = pages.prepare(path, text)
-        jobs.append((text, path, resolver.settings(path)))
+            settings = pages.settings(path, settings)
+        jobs.append((text, path, settings))
     keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
     files: list[ChunkedFile] = []

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from docs_mcp.chunk.chunking import ChunkedFile
-from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.chunks import Chunk, FileSettings
 from docs_mcp.corpus.api_reference import ApiReference
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.site_urls import anchor, page_url
@@ -47,6 +47,7 @@ class SitePages:
     stub_pages: list[str] = field(default_factory=list)
     _resolved_repo: Path | None = None
     _api: ApiReference | None = None
+    api_pages: set[str] = field(default_factory=set)  # pages holding API entries read from source
 
     def dialect(self) -> Dialect:
         variables = dict(self.site.variables) if self.site.macros else None
@@ -55,6 +56,7 @@ class SitePages:
     def prepare(self, path: str, text: str) -> str:
         """``text`` of the page at ``path`` in plain markdown (what is chunked): a reStructuredText
         page read with docutils, API stubs replaced by the reference they stand for."""
+        resolved = self._api.objects if self._api is not None else 0
         if path.endswith(".rst"):
             result = read_rst(text, path, self._read_include, self.api().lookup)
         elif self.site.generator == "mkdocs" and ":::" in text:
@@ -62,7 +64,16 @@ class SitePages:
         else:
             result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
         self.normalised[path] = result
+        if self._api is not None and self._api.objects > resolved:
+            self.api_pages.add(path)
         return result.text
+
+    def settings(self, path: str, settings: FileSettings) -> FileSettings:
+        """A page's chunking settings: a page of API entries with no strategy of its own is cut at
+        every heading, so each documented object is a chunk (its anchor the hit's URL)."""
+        if path not in self.api_pages or settings.strategy_explicit:
+            return settings
+        return replace(settings, strategy=replace(settings.strategy, chunk_by="h6"))
 
     def api(self) -> ApiReference:
         """The site's API reference (its source folders read on first use)."""
