@@ -179,7 +179,7 @@ def _fences_as_rst(lines: list[str]) -> list[str]:
     while index < len(lines):
         found = _MARKDOWN_FENCE.match(lines[index])
         index += 1
-        if found is None:
+        if found is None or (index > 1 and lines[index - 2].strip()):  # ``~~~`` under a title: a title
             out.append(lines[index - 1])
             continue
         body: list[str] = []

@@ -202,6 +202,17 @@ class AutoDoc(Directive):  # type: ignore[misc]  # docutils is untyped
             exclude=frozenset(name for name in excluded if name),
         )
 
+    def _parse_with_titles(self, lines: StringList, holder: nodes.Element) -> None:
+        """Parse a docstring where section titles are allowed (as Sphinx's autodoc does: a module
+        docstring often starts with one), as sections under the entry."""
+        memo = self.state.memo
+        styles, level = memo.title_styles, memo.section_level
+        memo.title_styles, memo.section_level = [], 0
+        try:
+            self.state.nested_parse(lines, 0, holder, match_titles=True)
+        finally:
+            memo.title_styles, memo.section_level = styles, level
+
     def _node(self, entry: ApiEntry, line: int) -> api_entry:
         node = api_entry()
         node["name"], node["anchor"], node["kind"] = entry.name, entry.anchor, entry.kind
@@ -214,7 +225,7 @@ class AutoDoc(Directive):  # type: ignore[misc]  # docutils is untyped
             holder = nodes.container()
             module, ctx.module = ctx.module, entry.anchor if entry.kind == "module" else ctx.module
             try:  # a module's docstring may hold autodoc directives naming its own members
-                self.state.nested_parse(StringList(body, entry.anchor), self.content_offset, holder)
+                self._parse_with_titles(StringList(body, entry.anchor), holder)
             finally:
                 ctx.module = module
             node.extend(holder.children)
