@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -65,13 +66,21 @@ def test_a_module_shows_its_exports_and_listed_members_in_their_order(api: ApiSo
     ("target", "why"),
     [
         ("acme.nothing", "no object 'acme.nothing'"),
-        ("acme.broken.broken", "no object"),
         ("zzz.thing", "package 'zzz' not found"),
     ],
 )
 def test_what_cannot_be_resolved_is_a_reason(api: ApiSource, target: str, why: str) -> None:
     entry, problem = api.document(target, ApiOptions(), "markdown")
     assert entry is None and problem is not None and why in problem
+
+
+def test_a_module_that_does_not_parse_is_a_reason_not_a_crash(tmp_path: Path) -> None:
+    shutil.copytree(SOURCE, tmp_path / "src")
+    (tmp_path / "src" / "acme" / "broken.py").write_text("def broken(:\n    pass\n", encoding="utf-8")
+    api = ApiSource([tmp_path / "src"])
+    entry, problem = api.document("acme.broken.broken", ApiOptions(), "markdown")
+    assert entry is None and problem is not None and "no object 'acme.broken.broken'" in problem
+    assert api.document("acme.connect", ApiOptions(), "markdown")[0] is not None
 
 
 def test_no_source_folder_is_a_reason_not_a_crash() -> None:

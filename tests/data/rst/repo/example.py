@@ -1,4 +1,8 @@
 import os
+
+
 def one():
     return 1
-print(one())
+
+
+print(one(), os.sep)
