@@ -28,7 +28,7 @@ from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
 from docs_mcp.parse.rst_context import context, description, labelled
-from docs_mcp.parse.rst_sources import ANY_OPTIONS, AutoDoc, Include, LiteralInclude, register_text
+from docs_mcp.parse.rst_sources import ANY_OPTIONS, AutoDoc, Include, LiteralInclude
 
 __all__ = ["register_names"]
 
@@ -164,9 +164,6 @@ def register_names(text: str) -> None:
         name = name[1:]
         if name not in roles._role_registry or name == "raw":
             roles.register_local_role(name, _role)
-
-
-register_text.append(register_names)
 
 
 def _directive_for(name: str) -> type[Directive] | None:

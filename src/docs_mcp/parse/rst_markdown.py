@@ -205,14 +205,11 @@ class MarkdownLines:
     def table(self, node: nodes.table) -> list[Line]:
         rows: list[list[str]] = []
         line = self.line_of(node)
-        header_rows = 0
         for group in node.findall(nodes.tgroup):
             for part in group.children:
                 if not isinstance(part, nodes.thead | nodes.tbody):
                     continue
                 for row in part.children:
-                    if isinstance(part, nodes.thead):
-                        header_rows += 1
                     rows.append(
                         [
                             self.cell(entry)

@@ -23,7 +23,7 @@ from docs_mcp.parse.pyapi import ApiEntry, ApiOptions
 from docs_mcp.parse.rst_context import api_entry, context, page_line
 from docs_mcp.parse.site_include import MAX_INCLUDE_DEPTH, code_language
 
-__all__ = ["ANY_OPTIONS", "AutoDoc", "Include", "LiteralInclude", "register_text"]
+__all__ = ["ANY_OPTIONS", "AutoDoc", "Include", "LiteralInclude"]
 
 
 class _AnyOptions(dict[str, Any]):
@@ -35,8 +35,12 @@ class _AnyOptions(dict[str, Any]):
 
 ANY_OPTIONS = _AnyOptions(class_=directives.unchanged)
 
-# Set by rst_directives (it registers the names a text uses before it is parsed).
-register_text: list[Any] = []
+
+def _register(text: str) -> None:
+    """The directive and role names of ``text`` made known to docutils before it is parsed."""
+    from docs_mcp.parse.rst_directives import register_names  # imported here: it imports this module
+
+    register_names(text)
 
 
 def _read(directive: Directive, target: str) -> tuple[str | None, int, str]:
@@ -127,8 +131,7 @@ class Include(Directive):  # type: ignore[misc]  # docutils is untyped
         key = f"{path}#include-{len(ctx.include_lines) + 1}"
         ctx.include_lines[key] = line
         ctx.include_depth[key] = ctx.include_depth.get(source, 0) + 1
-        for register in register_text:
-            register("\n".join(lines))
+        _register("\n".join(lines))
         self.state_machine.insert_input(StringList(lines, key), key)
         return []
 
@@ -217,8 +220,7 @@ class AutoDoc(Directive):  # type: ignore[misc]  # docutils is untyped
         node = api_entry()
         node["name"], node["anchor"], node["kind"] = entry.name, entry.anchor, entry.kind
         body = list(entry.body)
-        for register in register_text:
-            register("\n".join(body))
+        _register("\n".join(body))
         if body:
             ctx = context()
             ctx.include_lines[entry.anchor] = line
