@@ -114,3 +114,13 @@ def test_mkdocstrings_and_mkautodoc_stubs_expand_with_their_options(api: ApiSour
     assert expanded.origins[lines.index("### `send`")] == 3
     assert expanded.origins[lines.index("Closing words.")] == 17
     assert len(expanded.origins) == len(lines)
+
+
+def test_stubs_over_a_package_not_in_the_folder_are_one_finding_a_page(api: ApiSource) -> None:
+    page = "# API\n\n::: httpx.request\n    :docstring:\n\n::: httpx.get\n    :docstring:\n"
+    expanded = expand_api_stubs(page, api.document)
+    assert expanded.unresolved == 2 and len(expanded.notes) == 1
+    note = expanded.notes[0]
+    assert (note.line, note.rule) == (3, "api-unresolved")
+    assert note.message.startswith("2 API references could not be resolved, the first ::: httpx.request: ")
+    assert "package 'httpx' not found" in note.message

@@ -22,7 +22,7 @@ from docs_mcp.parse.api_markup import Markup, inline_code
 from docs_mcp.parse.pyapi import ApiEntry, ApiOptions
 from docs_mcp.parse.site_syntax import SyntaxNote
 
-__all__ = ["API_UNRESOLVED_RULE", "Expanded", "expand_api_stubs"]
+__all__ = ["API_UNRESOLVED_RULE", "Expanded", "expand_api_stubs", "one_unresolved_note"]
 
 API_UNRESOLVED_RULE = "api-unresolved"
 _STUB = re.compile(r"^(\s{0,3}):::\s+([\w.:-]+)\s*$")
@@ -88,7 +88,23 @@ def expand_api_stubs(source: str, lookup: Lookup, defaults: Mapping[str, Any] | 
             written.append(text)
             out.origins.append(number)
     out.text = "\n".join(written)
+    out.notes = one_unresolved_note(out.notes)
     return out
+
+
+def one_unresolved_note(notes: list[SyntaxNote]) -> list[SyntaxNote]:
+    """``notes`` with its ``api-unresolved`` notes made one (on the first one's line, with their
+    count): a page of stubs over a package not in the folder says so once, not once a stub."""
+    unresolved = [note for note in notes if note.rule == API_UNRESOLVED_RULE]
+    if len(unresolved) < 2:
+        return notes
+    first = unresolved[0]
+    merged = SyntaxNote(
+        first.line,
+        first.rule,
+        f"{len(unresolved)} API references could not be resolved, the first {first.message}",
+    )
+    return [merged, *(note for note in notes if note.rule != API_UNRESOLVED_RULE)]
 
 
 def _options_end(lines: list[str], index: int) -> int:

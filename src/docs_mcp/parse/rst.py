@@ -26,6 +26,7 @@ from docutils.parsers.rst import Parser
 from docutils.transforms.references import Substitutions
 from docutils.utils import new_document
 
+from docs_mcp.parse.api_stubs import one_unresolved_note
 from docs_mcp.parse.markdown import normalise
 from docs_mcp.parse.rst_context import ApiLookup, RstContext, reading
 from docs_mcp.parse.rst_directives import register_names
@@ -79,7 +80,7 @@ def read_rst(
             written = write_markdown(document, path, ctx.include_lines)
     except Exception as error:
         return _as_plain_text(text, ctx, error)
-    notes = [*ctx.notes, *_messages(document, path, ctx.include_lines)]
+    notes = one_unresolved_note([*ctx.notes, *_messages(document, path, ctx.include_lines)])
     lines = written.lines
     result = Normalised(
         "\n".join(line for line, _ in lines),
