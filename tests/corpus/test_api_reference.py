@@ -69,7 +69,7 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
         ".. autofunction:: fetch\n\n.. autofunction:: nothing_here\n"
     )
     guide = (
-        "Guide\n=====\n\nCall :meth:`acme.Client.send` (see :ref:`the API <api>`).\n\n"
+        "Guide\n=====\n\nCall :meth:`acme.Client.send` (see :ref:`the API <api>`, :doc:`api`).\n\n"
         ".. include:: ../../secret.txt\n\n.. literalinclude:: ../source/acme/legacy.py\n   :lines: 4\n"
     )
     _write(tmp_path, {"secret.txt": "TOP SECRET\n"})
@@ -90,7 +90,7 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
     ]
     text = "\n".join(chunk.text for chunk in corpus.chunks)
     assert "Measure the round trip to the server." in text and "Added in version 1.2" in text
-    assert "Call acme.Client.send (see the API)." in text and "def fetch(key, default=None):" in text
+    assert "Call acme.Client.send (see the API, API)." in text and "def fetch(key, default=None):" in text
     assert "TOP SECRET" not in text and ".. " not in text and ":meth:" not in text
     findings = {(f.path, f.line, f.rule) for f in corpus.findings}
     assert ("api.rst", 15, "api-unresolved") in findings and ("guide.rst", 6, "include-outside") in findings

@@ -11,6 +11,7 @@ import pytest
 from docs_mcp.chunk.chunking import chunk_file
 from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.parse.rst import read_rst
+from docs_mcp.parse.rst_titles import RstTitles
 from docs_mcp.parse.site_include import MAX_INCLUDE_DEPTH
 
 DATA = Path(__file__).parents[1] / "data" / "rst"
@@ -111,3 +112,22 @@ def test_hostile_input_never_raises_nor_prints(source: str, capfd: pytest.Captur
     assert isinstance(result.text, str)
     assert all(note.rule for note in result.notes)
     assert capfd.readouterr() == ("", "")
+
+
+def test_references_without_text_show_the_title_they_point_at() -> None:
+    titles = RstTitles()
+    titles.add("appcontext.rst", "The Application Context\n=======================\n\nText.\n")
+    titles.add(
+        "config.rst",
+        "=============\nConfiguration\n=============\n\n.. _config-dev-prod:\n\nDevelopment / Production\n"
+        "------------------------\n",
+    )
+    source = (
+        "Page\n====\n\nRead :doc:`/appcontext`, :doc:`config`, :ref:`config-dev-prod`, :ref:`Config-Dev-Prod`,\n"
+        ":ref:`own <config-dev-prod>`, :ref:`no-such-label` and :doc:`missing`.\n"
+    )
+    result = read_rst(source, "page.rst", titles=titles)
+    assert result.text.split("\n")[2:4] == [
+        "Read The Application Context, Configuration, Development / Production, Development / Production,",
+        "own, no such label and missing.",
+    ]

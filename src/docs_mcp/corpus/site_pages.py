@@ -13,6 +13,7 @@ crowd out a page that answers; ``validate`` names every stub page so the gap is 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -21,10 +22,13 @@ from pathlib import Path
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk, FileSettings
 from docs_mcp.corpus.api_reference import ApiReference
+from docs_mcp.corpus.files import read_regular_file
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.site_urls import anchor, page_url
 from docs_mcp.errors import Finding
+from docs_mcp.limits import MAX_FILE_BYTES
 from docs_mcp.parse.rst import read_rst
+from docs_mcp.parse.rst_titles import RstTitles
 from docs_mcp.parse.site_syntax import Dialect, Normalised, SyntaxNote, normalise_site_syntax
 
 __all__ = ["STUB_PAGE_RULE", "STUB_SECTION_RULE", "SitePages"]
@@ -47,6 +51,7 @@ class SitePages:
     stub_pages: list[str] = field(default_factory=list)
     _resolved_repo: Path | None = None
     _api: ApiReference | None = None
+    _titles: RstTitles | None = None
     api_pages: set[str] = field(default_factory=set)  # pages holding API entries read from source
 
     def dialect(self) -> Dialect:
@@ -58,7 +63,7 @@ class SitePages:
         page read with docutils, API stubs replaced by the reference they stand for."""
         resolved = self._api.objects if self._api is not None else 0
         if path.endswith(".rst"):
-            result = read_rst(text, path, self._read_include, self.api().lookup)
+            result = read_rst(text, path, self._read_include, self.api().lookup, self.rst_titles())
         elif self.site.generator == "mkdocs" and ":::" in text:
             result = self._with_api(path, text)
         else:
@@ -74,6 +79,24 @@ class SitePages:
         if path not in self.api_pages or settings.strategy_explicit:
             return settings
         return replace(settings, strategy=replace(settings.strategy, chunk_by="h6"))
+
+    def rst_titles(self) -> RstTitles:
+        """The section and page titles of every ``.rst`` page of the docs folder (read on first use):
+        what cross-references between pages show."""
+        if self._titles is None:
+            self._titles = RstTitles()
+            for folder, dirnames, filenames in os.walk(self.root):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                for name in filenames:
+                    full = Path(folder, name)
+                    if not name.endswith(".rst") or full.is_symlink():
+                        continue
+                    try:
+                        text = read_regular_file(full, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+                    except OSError:
+                        continue  # reading the page itself reports it
+                    self._titles.add(full.relative_to(self.root).as_posix(), text)
+        return self._titles
 
     def api(self) -> ApiReference:
         """The site's API reference (its source folders read on first use)."""

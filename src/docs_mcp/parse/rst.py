@@ -31,6 +31,7 @@ from docs_mcp.parse.markdown import normalise
 from docs_mcp.parse.rst_context import ApiLookup, RstContext, reading
 from docs_mcp.parse.rst_directives import register_names
 from docs_mcp.parse.rst_markdown import write_markdown
+from docs_mcp.parse.rst_titles import RstTitles
 from docs_mcp.parse.site_include import IncludeReader
 from docs_mcp.parse.site_syntax import Normalised, SyntaxNote
 
@@ -65,12 +66,16 @@ def read_rst(
     path: str,
     read_include: IncludeReader | None = None,
     api: ApiLookup | None = None,
+    titles: RstTitles | None = None,
 ) -> Normalised:
     """The page ``source`` (at ``path``, relative to the docs folder) as markdown, with its findings
     and the page line of every output line. ``read_include(target, including_page)`` gives an
-    included file's text; ``api`` resolves autodoc directives. Raises nothing."""
+    included file's text; ``api`` resolves autodoc directives; ``titles`` (of the site's pages and
+    labels) are what ``:ref:`` and ``:doc:`` show. Raises nothing."""
     text = normalise(source)
-    ctx = RstContext(path, read_include, api)
+    ctx = RstContext(path, read_include, api, titles or RstTitles())
+    if titles is None:
+        ctx.titles.add(path, text)  # the page's own labels at least
     try:
         with reading(ctx):
             register_names(text)

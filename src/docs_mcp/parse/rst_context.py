@@ -17,6 +17,7 @@ from docutils.parsers.rst import Directive
 
 from docs_mcp.parse.api_markup import Markup
 from docs_mcp.parse.pyapi import ApiEntry, ApiOptions
+from docs_mcp.parse.rst_titles import RstTitles
 from docs_mcp.parse.site_include import IncludeReader
 from docs_mcp.parse.site_syntax import SyntaxNote
 
@@ -54,6 +55,7 @@ class RstContext:
     path: str  # the page, relative to the docs folder
     read_include: IncludeReader | None
     api: ApiLookup | None
+    titles: RstTitles = field(default_factory=RstTitles)  # what :ref: and :doc: show
     notes: list[SyntaxNote] = field(default_factory=list)
     module: str | None = None  # set by ``module`` / ``currentmodule``
     include_lines: dict[str, int] = field(default_factory=dict)  # inserted source -> the page's line

@@ -337,9 +337,17 @@ def _role(
 ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
     """Any role: its text, as code for the roles naming code objects and files."""
     kind = name.lower().rpartition(":")[2]
-    shown = role_text(kind, utils.unescape(text))
+    shown = _titled(kind, utils.unescape(text)) or role_text(kind, utils.unescape(text))
     code = kind in _CODE_ROLES or (":" in name and kind not in _TEXT_ROLES)
     return [nodes.literal(rawtext, shown) if code else nodes.Text(shown)], []
+
+
+def _titled(kind: str, text: str) -> str | None:
+    """The title a ``:ref:`label``` or ``:doc:`page``` without text of its own shows, if known."""
+    if kind not in ("ref", "doc") or _TITLED.match(text):
+        return None
+    ctx = context()
+    return ctx.titles.label(text) if kind == "ref" else ctx.titles.page(text, ctx.path)
 
 
 def role_text(kind: str, text: str) -> str:
