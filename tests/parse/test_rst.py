@@ -123,7 +123,8 @@ def test_references_without_text_show_the_title_they_point_at() -> None:
         "------------------------\n",
     )
     source = (
-        "Page\n====\n\nRead :doc:`/appcontext`, :doc:`config`, :ref:`config-dev-prod`, :ref:`Config-Dev-Prod`,\n"
+        "Page\n====\n\n"
+        "Read :doc:`/appcontext`, :doc:`config`, :ref:`config-dev-prod`, :ref:`Config-Dev-Prod`,\n"
         ":ref:`own <config-dev-prod>`, :ref:`no-such-label` and :doc:`missing`.\n"
     )
     result = read_rst(source, "page.rst", titles=titles)
