@@ -124,3 +124,20 @@ def test_stubs_over_a_package_not_in_the_folder_are_one_finding_a_page(api: ApiS
     assert (note.line, note.rule) == (3, "api-unresolved")
     assert note.message.startswith("2 API references could not be resolved, the first ::: httpx.request: ")
     assert "package 'httpx' not found" in note.message
+
+
+def test_a_file_outside_the_repository_folder_is_never_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text(
+        '"""TOP SECRET docstring."""\n\n\ndef leak() -> None:\n    """Leak."""\n'
+    )
+    repo = tmp_path / "repo"
+    shutil.copytree(SOURCE, repo / "src")
+    (repo / "src" / "acme" / "secret.py").symlink_to(outside / "secret.py")
+    (repo / "src" / "extra.pth").write_text(f"{outside}\n")
+    api = ApiSource([repo / "src"], root=repo)
+    entry, problem = api.document("acme.connect", ApiOptions(), "markdown")
+    assert entry is None and problem is not None and "outside the repository folder" in problem
+    entry, problem = api.document("secret.leak", ApiOptions(), "markdown")
+    assert entry is None and problem is not None

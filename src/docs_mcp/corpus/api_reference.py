@@ -44,7 +44,7 @@ class ApiReference:
 
     @cached_property
     def source(self) -> ApiSource:
-        return ApiSource(self.paths, self.style)
+        return ApiSource(self.paths, self.style, self.repo)
 
     def lookup(
         self, target: str, options: ApiOptions, markup: Markup, module: str | None

@@ -58,8 +58,13 @@ class ApiEntry:
 class ApiSource:
     """The packages under ``search_paths`` (folders holding top-level packages), loaded on first use."""
 
-    def __init__(self, search_paths: Sequence[Path], docstring_style: str | None = None) -> None:
+    def __init__(
+        self, search_paths: Sequence[Path], docstring_style: str | None = None, root: Path | None = None
+    ) -> None:
         self.search_paths = [path for path in search_paths if path.is_dir()]
+        # Every file read must be inside ``root`` (the repository folder): a ``.pth`` file in a search
+        # path or a symbolic link could point griffe elsewhere.
+        self.roots = [root.resolve()] if root is not None else [path.resolve() for path in self.search_paths]
         self.style = docstring_style if docstring_style in _STYLES else None
         self._loader = griffe.GriffeLoader(
             search_paths=self.search_paths, allow_inspection=False, store_source=False
@@ -87,7 +92,7 @@ class ApiSource:
                     undocumented = replace(options, undocumented=True)
                     entry = self._entry(obj, path, undocumented, markup, 0, explicit=True)
                 return entry, None
-            except (griffe.GriffeError, OSError, SyntaxError, ValueError, RecursionError, KeyError) as error:
+            except Exception as error:  # noqa: BLE001 (griffe on arbitrary source may raise anything)
                 return None, f"griffe could not read it ({type(error).__name__}: {error})"
 
     def _find(self, target: str, current_module: str | None) -> tuple[tuple[str, Any] | None, str | None]:
@@ -119,8 +124,24 @@ class ApiSource:
             where = ", ".join(str(path) for path in self.search_paths)
             return f"package {top!r} not found in {where} ({type(error).__name__})"
         if isinstance(module, griffe.Module):
+            outside = self._outside(module)
+            if outside is not None:
+                del self._loader.modules_collection.members[top]
+                return f"package {top!r} has a file outside the repository folder ({outside}); not read"
             self._add_namespace_folders(module)
         self._loader.resolve_aliases(implicit=True, external=False)
+        return None
+
+    def _outside(self, module: griffe.Module) -> str | None:
+        """The first file of ``module`` (or its submodules) that resolves outside the roots."""
+        stack = [module]
+        while stack:
+            current = stack.pop()
+            filepath = current.filepath
+            for path in filepath if isinstance(filepath, list) else [filepath]:
+                if isinstance(path, Path) and not any(path.resolve().is_relative_to(r) for r in self.roots):
+                    return str(path)
+            stack.extend(m for m in current.modules.values() if isinstance(m, griffe.Module))
         return None
 
     def _add_namespace_folders(self, package: griffe.Module) -> None:
@@ -132,7 +153,11 @@ class ApiSource:
         for folder in sorted(p for p in filepath.parent.iterdir() if p.is_dir() and p.name.isidentifier()):
             if folder.name in package.members or (folder / "__init__.py").exists():
                 continue
-            files = sorted(folder.glob("*.py"))
+            files = [
+                file
+                for file in sorted(folder.glob("*.py"))
+                if any(file.resolve().is_relative_to(root) for root in self.roots)
+            ]
             if not files:
                 continue
             space = griffe.Module(
