@@ -92,7 +92,7 @@ class ApiSource:
                     undocumented = replace(options, undocumented=True)
                     entry = self._entry(obj, path, undocumented, markup, 0, explicit=True)
                 return entry, None
-            except Exception as error:  # noqa: BLE001 (griffe on arbitrary source may raise anything)
+            except Exception as error:  # griffe on arbitrary source may raise anything
                 return None, f"griffe could not read it ({type(error).__name__}: {error})"
 
     def _find(self, target: str, current_module: str | None) -> tuple[tuple[str, Any] | None, str | None]:
