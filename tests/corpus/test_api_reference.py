@@ -45,11 +45,9 @@ def test_a_mkdocstrings_stub_page_becomes_the_api_reference(tmp_path: Path) -> N
     )
     corpus = load_corpus(repo / "docs")
     chunks = {chunk.id: chunk for chunk in corpus.chunks if chunk.file_path == "ref/client.md"}
-    assert list(chunks) == [
-        "ref/client.md#client",
-        "ref/client.md#client/timeout",
-        "ref/client.md#client/send",
-    ]
+    # Each object a chunk; ``timeout`` (a line of text) is under the minimum and joins ``Client``'s.
+    assert list(chunks) == ["ref/client.md#client", "ref/client.md#client/send"]
+    assert "Seconds to wait for an answer." in chunks["ref/client.md#client"].text
     send = chunks["ref/client.md#client/send"]
     assert send.heading == "send" and send.breadcrumb == ("Client",)
     assert "def send(request: str, retries: int = 3) -> str" in send.text
@@ -79,10 +77,10 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
         "api.rst",
         "guide.rst",
     ]
-    # A page of API entries with no strategy of its own is cut at every heading: a chunk an object.
+    # A page of API entries with no strategy of its own is cut at every heading: a chunk an object
+    # (a small one, ``timeout``, joins the one before it).
     assert [chunk.id for chunk in corpus.chunks] == [
         "api.rst#api/the-client/client",
-        "api.rst#api/the-client/client/timeout",
         "api.rst#api/the-client/client/send",
         "api.rst#api/the-client/client/ping",
         "api.rst#api/the-client/fetch",

@@ -44,7 +44,7 @@ SETS: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("function_tool decorator arguments", "ref/decorators.md#decorators/functiontool"),
             (
                 "ModelSettings temperature setting",
-                "ref/model_settings.md#model-settings/modelsettings/temperature",
+                "ref/model_settings.md#model-settings/modelsettings",
             ),
             ("filter the input passed to a handoff", "ref/handoffs.md#handoffs/handoffinputfilter"),
         ],
