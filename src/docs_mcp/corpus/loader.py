@@ -138,7 +138,7 @@ def load_corpus(
             site_config,
         )
     # Started now so that the helpers' start-up overlaps with reading the files.
-    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx))) as pool:
+    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx) + len(tree.rst))) as pool:
         return _load(files, tree, lambda _count: pool, on_file, None, site_config)
 
 
@@ -219,7 +219,15 @@ def _load(
     governing = {**layout, **manifests}
     facets = facets_of(governing.values())
     resolver = SettingsResolver(governing)
-    jobs: list[Job] = [(text, path, resolver.settings(path)) for text, path in texts]
+    # A page of API entries read from source is cut per entry unless it declares otherwise.
+    jobs: list[Job] = [
+        (
+            text,
+            path,
+            pages.settings(path, resolver.settings(path)) if pages is not None else resolver.settings(path),
+        )
+        for text, path in texts
+    ]
     keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
     cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
     files: list[ChunkedFile] = []

@@ -13,19 +13,25 @@ crowd out a page that answers; ``validate`` names every stub page so the gap is 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 
 from docs_mcp.chunk.chunking import ChunkedFile
-from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.chunks import Chunk, FileSettings
 from docs_mcp.chunk.rendering import PREAMBLE
+from docs_mcp.corpus.api_reference import ApiReference
+from docs_mcp.corpus.files import read_regular_file
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.site_urls import anchor, page_url
 from docs_mcp.corpus.sites.base import front_matter, generator_of
 from docs_mcp.errors import Finding
-from docs_mcp.parse.site_syntax import Dialect, Normalised, normalise_site_syntax
+from docs_mcp.limits import MAX_FILE_BYTES
+from docs_mcp.parse.rst import read_rst
+from docs_mcp.parse.rst_titles import RstTitles
+from docs_mcp.parse.site_syntax import Dialect, Normalised, SyntaxNote, normalise_site_syntax
 
 __all__ = ["STUB_PAGE_RULE", "STUB_SECTION_RULE", "SitePages"]
 
@@ -36,6 +42,9 @@ _CONTENT_FREE = re.compile(
     r"^\s*(?:#{1,6}(?:\s.*)?|<!--.*-->|<a\s+(?:id|name)=[^>]*>\s*(?:</a>)?|\{\s*[#.][^{}]*\}|>?\s*)$"
 )
 _MAX_INCLUDE_BYTES = 1_000_000
+# API entries smaller than this (characters) join the chunk before them: halves openai-agents' chunks
+# (3,510 -> 1,805) and every test question still finds its section first.
+API_MIN_CHUNK = 200
 
 
 @dataclass
@@ -52,6 +61,9 @@ class SitePages:
     _nav: dict[str, str] | None = None  # nav titles by page path
 
     _dialect: Dialect | None = None
+    _api: ApiReference | None = None
+    _titles: RstTitles | None = None
+    api_pages: set[str] = field(default_factory=set)  # pages holding API entries read from source
 
     def dialect(self) -> Dialect:
         if self._dialect is None:
@@ -62,15 +74,25 @@ class SitePages:
         return self._dialect
 
     def prepare(self, path: str, text: str) -> str:
-        """``text`` of the page at ``path`` in plain markdown (what is chunked)."""
-        reader = generator_of(self.site).readers.get(Path(path).suffix)
-        if reader is not None:
-            text = reader(text, path)
-        result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        """``text`` of the page at ``path`` in plain markdown (what is chunked): a reStructuredText
+        page read with docutils, API stubs replaced by the reference they stand for, a page without
+        a title given the one its site shows."""
+        resolved = self._api.objects if self._api is not None else 0
+        if path.endswith(".rst"):
+            result = read_rst(text, path, self._read_include, self.api().lookup, self.rst_titles())
+        elif self.site.generator == "mkdocs" and ":::" in text:
+            result = self._with_api(path, text)
+        else:
+            reader = generator_of(self.site).readers.get(Path(path).suffix)
+            if reader is not None:
+                text = reader(text, path)
+            result = normalise_site_syntax(text, self.dialect(), self._read_include, path)
         title, description = self._title(path, text)
         if title and not _has_h1(result.text):
             result = _titled(result, title, description)
         self.normalised[path] = result
+        if self._api is not None and self._api.objects > resolved:
+            self.api_pages.add(path)
         return result.text
 
     def _title(self, path: str, text: str) -> tuple[str | None, str | None]:
@@ -83,6 +105,62 @@ class SitePages:
         if not isinstance(title, str) or not title.strip():
             title = self._nav.get(path) or _file_title(path)
         return (title.strip() if title else None), (description if isinstance(description, str) else None)
+
+    def settings(self, path: str, settings: FileSettings) -> FileSettings:
+        """A page's chunking settings: a page of API entries with no strategy of its own is cut at
+        every heading, so each documented object is a chunk (its anchor the hit's URL); an object of
+        under ``API_MIN_CHUNK`` characters (an attribute and its line) joins the chunk before it."""
+        if path not in self.api_pages or settings.strategy_explicit:
+            return settings
+        return replace(
+            settings, strategy=replace(settings.strategy, chunk_by="h6", min_chunk_size=API_MIN_CHUNK)
+        )
+
+    def rst_titles(self) -> RstTitles:
+        """The section and page titles of every ``.rst`` page of the docs folder (read on first use):
+        what cross-references between pages show."""
+        if self._titles is None:
+            self._titles = RstTitles()
+            for folder, dirnames, filenames in os.walk(self.root):
+                dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+                for name in filenames:
+                    full = Path(folder, name)
+                    if not name.endswith(".rst") or full.is_symlink():
+                        continue
+                    try:
+                        text = read_regular_file(full, MAX_FILE_BYTES).decode("utf-8", errors="replace")
+                    except OSError:
+                        continue  # reading the page itself reports it
+                    self._titles.add(full.relative_to(self.root).as_posix(), text)
+        return self._titles
+
+    def api(self) -> ApiReference:
+        """The site's API reference (its source folders read on first use)."""
+        if self._api is None:
+            self._api = ApiReference(self.site, self._repo())
+        return self._api
+
+    def _with_api(self, path: str, text: str) -> Normalised:
+        """A markdown page whose ``:::`` stubs are replaced, then made plain; lines mapped back."""
+        expanded = self.api().expand(text)
+        if not expanded.resolved and not expanded.notes:
+            return normalise_site_syntax(text, self.dialect(), self._read_include, path)
+        result = normalise_site_syntax(expanded.text, self.dialect(), self._read_include, path)
+        origins = expanded.origins
+
+        def source_line(line: int) -> int:
+            return origins[min(max(line, 1), len(origins)) - 1] if origins else line
+
+        if result.origins is None:
+            result.heading_ids = {**expanded.heading_ids, **result.heading_ids}
+            result.origins = list(origins)
+        else:
+            result.origins = [source_line(line) for line in result.origins]
+        result.notes = [
+            *expanded.notes,
+            *(SyntaxNote(source_line(n.line), n.rule, n.message) for n in result.notes),
+        ]
+        return result
 
     def _repo(self) -> Path:
         if self._resolved_repo is None:

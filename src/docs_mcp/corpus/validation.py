@@ -25,6 +25,8 @@ SITE_RULES = frozenset(
         "stub-section",
         "mdx-not-read",
         "site-config",
+        "rst-markup",
+        "api-unresolved",
     }
 )
 

@@ -19,7 +19,7 @@ import yaml
 from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, directory_route, http_url
 from docs_mcp.parse.site_dialect import Dialect
 
-__all__ = ["MkDocs"]
+__all__ = ["MkDocs", "load_mkdocs_config"]
 
 _INHERIT_DEPTH = 5
 _DOCS_DIR_KEY = re.compile(r"^docs_dir\s*:\s*['\"]?([^'\"\s#]+)", re.MULTILINE)
@@ -59,7 +59,7 @@ class MkDocs(SiteGenerator):
 
     def read(self, path: Path, text: str) -> Site:
         try:
-            data = _load(path)
+            data = load_mkdocs_config(path)
         except (yaml.YAMLError, ValueError, OSError, RecursionError, MemoryError) as error:
             detail = str(error).splitlines()[0] if str(error) else type(error).__name__
             return broken(path, path.parent, f"site config {path} is not valid YAML ({detail})")
@@ -86,7 +86,8 @@ class MkDocs(SiteGenerator):
         return directory_route(page, directory=site.use_directory_urls)
 
 
-def _load(path: Path, depth: int = 0) -> dict[str, Any]:
+def load_mkdocs_config(path: Path, depth: int = 0) -> dict[str, Any]:
+    """``mkdocs.yml`` at ``path`` as data (bounded safe YAML), its ``INHERIT`` chain merged in."""
     data = load_yaml(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise ValueError("not a mapping")
@@ -94,7 +95,7 @@ def _load(path: Path, depth: int = 0) -> dict[str, Any]:
     if isinstance(parent, str) and depth < _INHERIT_DEPTH:
         base_file = (path.parent / parent).resolve()
         if base_file.is_relative_to(path.parent.resolve()) and base_file.is_file():
-            return _merged(_load(base_file, depth + 1), data)
+            return _merged(load_mkdocs_config(base_file, depth + 1), data)
     return data
 
 

@@ -2,8 +2,8 @@
 
 Literal assignments give ``project``, ``html_baseurl`` and ``extensions`` (MyST markdown with
 ``myst_parser`` / ``myst_nb``). Routes: the page's path + ``.html``; anchors are docutils ids.
-Pages are ``.md`` (MyST); the reStructuredText reader plugs in by ``rst_reader`` (``.rst`` pages)
-and autodoc directives by ``api_reference``.
+Pages are ``.md`` (MyST) and ``.rst`` (read with docutils: :mod:`docs_mcp.parse.rst`, autodoc
+directives resolved from the package source: :mod:`docs_mcp.corpus.api_reference`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ class Sphinx(SiteGenerator):
     name = "sphinx"
     config_names = ("conf.py",)
     config_folders = (".", "source")
+    extensions = (".md", ".rst")
 
     def read(self, path: Path, text: str) -> Site:
         # conf.py sits in the docs folder (or its source/): includes may read the repository above it.

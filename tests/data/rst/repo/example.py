@@ -1,0 +1,8 @@
+import os
+
+
+def one():
+    return 1
+
+
+print(one(), os.sep)
