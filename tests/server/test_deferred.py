@@ -194,7 +194,7 @@ def test_a_load_slower_than_the_timeout_is_a_clear_error(example_index: Path, ga
 
 
 def test_the_load_yields_to_the_opening_exchange_until_the_tools_are_listed(example_index: Path) -> None:
-    from docs_mcp.server.deferred import DeferredIndex
+    from docs_mcp.server.hub.deferred import DeferredIndex
 
     manifest = read_manifest(example_index)
     started: list[threading.Event] = []

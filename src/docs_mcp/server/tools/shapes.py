@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import CursorError
 from docs_mcp.search.types import UNFILTERED, SearchPage, SearchRequest, Section
-from docs_mcp.server.tools.answers import Render, Window, fit_hits, fit_window
+from docs_mcp.server.tools.answers import BudgetTooSmall, Render, Window, fit_hits, fit_window, fits
 from docs_mcp.server.tools.cursor import SearchCursor
 from docs_mcp.server.tools.tool_schema import SEARCH_TOOL
 
@@ -105,8 +105,23 @@ def fitted_page(
             "next_cursor": next_cursor(count) if more and count else None,
         }
 
-    fitted = fit_hits(shown, len(hits), render, max_tokens)
+    try:
+        fitted = fit_hits(shown, len(hits), render, max_tokens)
+    except BudgetTooSmall:
+        # A hit folding many variants and copies can outgrow the smallest budget by its also_in
+        # alone: the first hit then keeps as many of them as fit (get_doc reads any one of them).
+        first = hits[0] if hits else {}
+        variants = first.get("also_in", [])
+        for keep in reversed(range(len(variants))):
+            hits[0] = {**first, "also_in": variants[:keep]} if keep else _without(first, "also_in")
+            if fits(shown(1), render, max_tokens):
+                return shown(1), render(shown(1))
+        raise
     return fitted, render(fitted)
+
+
+def _without(data: dict[str, Any], field: str) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != field}
 
 
 def fitted_window(
