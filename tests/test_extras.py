@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
+import sys
+import tomllib
+from pathlib import Path
 
 from docs_mcp import DISTRIBUTION
 from docs_mcp.extras import EXTRA_OF_MODULE, install_line, install_line_from, missing_extra
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 def _declared_extras() -> dict[str, str]:
@@ -60,3 +66,40 @@ def test_the_install_line_names_where_the_package_was_installed_from() -> None:
 
 def test_a_missing_module_of_no_extra_is_not_blamed_on_one() -> None:
     assert missing_extra(ModuleNotFoundError("No module named 'lancedb'", name="lancedb"), "x") is None
+
+
+# Imported by src/ but installed through a declared dependency that brings them (and pins them in
+# every lock): the MCP SDK brings its protocol models, anyio, starlette and uvicorn; oras brings
+# requests; pydantic brings typing_extensions.
+_BROUGHT_BY = {
+    "anyio": "mcp",
+    "mcp_types": "mcp",
+    "starlette": "mcp",
+    "uvicorn": "mcp",
+    "requests": "oras",
+    "typing_extensions": "pydantic",
+}
+
+
+def test_every_package_src_imports_is_declared_or_brought_by_a_declared_one() -> None:
+    """An import of a package only the dev lock installs passes every test and breaks the images:
+    ``import httpx`` (the dev tools' client; openai itself uses httpx2) failed the build image."""
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"]]
+    wanted += [r for extra, rs in project["optional-dependencies"].items() if extra != "dev" for r in rs]
+    declared = {_normalised(re.split(r"[<>=!~\[ ;]", requirement)[0]) for requirement in wanted}
+    providers = importlib.metadata.packages_distributions()
+    undeclared: dict[str, set[str]] = {}
+    for path in (REPO_ROOT / "src").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                top = name.partition(".")[0]
+                if top in sys.stdlib_module_names or top in ("docs_mcp", "__future__"):
+                    continue
+                distributions = {_normalised(d) for d in providers.get(top, [])}
+                if not distributions & declared and _BROUGHT_BY.get(top) not in declared:
+                    undeclared.setdefault(top, set()).add(path.relative_to(REPO_ROOT).as_posix())
+    assert undeclared == {}

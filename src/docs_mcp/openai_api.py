@@ -1,6 +1,6 @@
 """What every client of an OpenAI-compatible API shares: one retry policy, one way to name an error,
 one rule for the key. Used by the embedding provider, by ``fix --llm openai`` and by ``agent-eval``
-(whose Messages API client speaks plain httpx: its errors are judged by the same rules).
+(whose Messages API client speaks plain httpx2: its errors are judged by the same rules).
 
 One retry layer: the SDK's own retries are off (``max_retries=0``) and tenacity retries 429, 5xx,
 timeouts and connection errors with exponential backoff and full jitter, waiting what
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-import httpx  # openai's own HTTP client: installed wherever openai is
+import httpx2  # the HTTP client openai and the MCP SDK use (a base dependency)
 import openai
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
@@ -60,10 +60,10 @@ class RetryPolicy:
 
 
 def is_retryable(error: BaseException) -> bool:
-    """A connection failure or timeout, a 429 or a 5xx (from the openai SDK or from plain httpx)."""
-    if isinstance(error, openai.APIConnectionError | httpx.TransportError):  # includes timeouts
+    """A connection failure or timeout, a 429 or a 5xx (from the openai SDK or from plain httpx2)."""
+    if isinstance(error, openai.APIConnectionError | httpx2.TransportError):  # includes timeouts
         return True
-    if isinstance(error, httpx.HTTPStatusError):
+    if isinstance(error, httpx2.HTTPStatusError):
         status = error.response.status_code
         return status == 429 or status >= 500
     return isinstance(error, openai.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)
@@ -71,7 +71,7 @@ def is_retryable(error: BaseException) -> bool:
 
 def retry_after_seconds(error: BaseException | None) -> float | None:
     """What the server asked us to wait, from ``retry-after-ms`` or ``Retry-After`` (seconds or a date)."""
-    if not isinstance(error, openai.APIStatusError | httpx.HTTPStatusError):
+    if not isinstance(error, openai.APIStatusError | httpx2.HTTPStatusError):
         return None
     headers = error.response.headers
     try:

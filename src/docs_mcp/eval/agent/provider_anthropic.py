@@ -1,4 +1,4 @@
-"""Anthropic's Messages API (``POST /v1/messages``) over plain httpx: no SDK to install, and the
+"""Anthropic's Messages API (``POST /v1/messages``) over plain httpx2: no SDK to install, and the
 project's one retry policy (``docs_mcp.openai_api``) judges its 429s, 5xx and ``Retry-After``."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
+import httpx2  # the HTTP client openai and the MCP SDK use (a base dependency)
 
 from docs_mcp.errors import ConfigError, ModelError
 from docs_mcp.eval.agent.conversation import Message, ToolCall, Turn
@@ -46,13 +46,13 @@ class AnthropicMessages:
         headers = {"x-api-key": key, "anthropic-version": API_VERSION, "content-type": "application/json"}
         # Accept a base URL given with or without the /v1 the paths below add.
         self._prefix = "" if root.endswith("/v1") else "/v1"
-        self._client = httpx.Client(base_url=root, headers=headers, timeout=timeout)
+        self._client = httpx2.Client(base_url=root, headers=headers, timeout=timeout)
 
     def probe(self) -> None:
         """``GET /v1/models/MODEL``: the key is accepted and the model exists."""
         try:
             self.retry.retrying()(self._send, "GET", f"/models/{self.model}", None)
-        except httpx.HTTPStatusError as error:
+        except httpx2.HTTPStatusError as error:
             status = error.response.status_code
             if status in (401, 403):
                 raise ConfigError(
@@ -63,7 +63,7 @@ class AnthropicMessages:
                     f"{self.where} has no model {self.model!r} (HTTP 404): check --model"
                 ) from None
             raise ConfigError(f"{self.where} refused the model probe: {_describe(error)}") from None
-        except httpx.HTTPError as error:
+        except httpx2.HTTPError as error:
             raise ConfigError(f"cannot reach {self.where}: {_describe(error)}; check --base-url") from None
 
     def turn(self, system: str | None, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Turn:
@@ -87,7 +87,7 @@ class AnthropicMessages:
             ]
         try:
             answer = self.retry.retrying(before_sleep=note)(self._send, "POST", "/messages", body)
-        except httpx.HTTPError as error:
+        except httpx2.HTTPError as error:
             tries = f" after {len(failures) + 1} attempts" if is_retryable(error) else ""
             raise ModelError(f"{self.where} failed{tries}: {_describe(error)}") from None
         return _turn(answer, failures)
@@ -156,12 +156,12 @@ def _wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def _describe(error: BaseException | None) -> str:
-    if isinstance(error, httpx.HTTPStatusError):
+    if isinstance(error, httpx2.HTTPStatusError):
         try:
             said = error.response.json().get("error", {}).get("message", "")
         except (ValueError, AttributeError):
             said = error.response.text[:200]
         return f"HTTP {error.response.status_code}: {redact(str(said))}"
-    if isinstance(error, httpx.TimeoutException):
+    if isinstance(error, httpx2.TimeoutException):
         return "timed out"
     return redact(str(error)) if error else "unknown error"
