@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from docs_mcp.errors import Finding
 
@@ -15,6 +16,10 @@ class SummaryFinding(Finding):
     ``paths`` lists every file, for ``--verbose`` and JSON output."""
 
     paths: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The finding as JSON-ready data, with every file it stands for."""
+        return {**super().to_dict(), "paths": list(self.paths)}
 
 
 class HasFindings:

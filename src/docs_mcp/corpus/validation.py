@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from docs_mcp.corpus.copies import copy_groups
-from docs_mcp.corpus.findings import HasFindings, SummaryFinding
+from docs_mcp.corpus.findings import HasFindings
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.errors import Finding
 
@@ -102,21 +102,8 @@ class ValidationReport(HasFindings):
             "site_findings": self.site_counts(),
             "stub_chunks": self.stub_chunks,
             "copies": {"groups": self.copy_groups, "sections": self.copies},
-            "findings": [_finding_json(f) for f in self.findings],
+            "findings": [f.to_dict() for f in self.findings],
         }
-
-
-def _finding_json(finding: Finding) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "path": finding.path,
-        "line": finding.line,
-        "severity": finding.severity,
-        "message": finding.message,
-        "rule": finding.rule,
-    }
-    if isinstance(finding, SummaryFinding):
-        data["paths"] = list(finding.paths)
-    return data
 
 
 def validate(docs_dir: Path, *, strict: bool = False, site_config: Path | None = None) -> ValidationReport:

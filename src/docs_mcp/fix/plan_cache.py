@@ -91,7 +91,7 @@ def remember(proposal: FixProposal, key: str, directory: Path | None = None) -> 
         "docs_dir": str(proposal.docs_dir.absolute()),
         "mode": proposal.mode,
         "changes": [[c.path, c.before, c.after, list(c.reasons)] for c in proposal.changes],
-        "remaining": [_finding_data(f) for f in proposal.remaining],
+        "remaining": [f.to_dict() for f in proposal.remaining],
         "notes": list(proposal.notes),
         "facets": proposal.facets,
     }
@@ -131,19 +131,6 @@ def recall(root: Path, key: str, directory: Path | None = None) -> FixProposal |
 def discard(key: str, directory: Path | None = None) -> None:
     """Forget the plan under ``key`` (it was written: the folder it was made for is gone)."""
     ((directory or plans_dir()) / f"{key}.json").unlink(missing_ok=True)
-
-
-def _finding_data(finding: Finding) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "path": finding.path,
-        "line": finding.line,
-        "severity": finding.severity,
-        "message": finding.message,
-        "rule": finding.rule,
-    }
-    if isinstance(finding, SummaryFinding):
-        data["paths"] = list(finding.paths)
-    return data
 
 
 def _finding(data: dict[str, Any]) -> Finding:
