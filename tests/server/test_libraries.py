@@ -118,13 +118,12 @@ def test_search_across_libraries_stays_within_a_few_points_of_each_library_alone
     alone = figures(tools(hub), sets, merged=False)
     merged = figures(tools(hub), sets, merged=True)
     print(f"\nper library {alone}\nmerged      {merged}")
-    # Measured 0.722 / 0.855 alone, 0.671 / 0.799 merged (before the SDK ranking of issue 31: 0.658 /
-    # 0.760 alone, 0.635 / 0.739 merged). Each library alone rose more than the merge by raw score
-    # across libraries did (the SDK set 0.687 alone, 0.606 merged): the merge is issue 34's to mend;
-    # meanwhile it never falls below what it was, nor further than 0.06 below each library alone.
+    # Measured 0.722 / 0.855 alone, 0.691 / 0.825 merged (the SDK set 0.687 / 0.815 alone, 0.662 / 0.785
+    # merged). A search whose words named an SDK's facet values ("with the go sdk") spends them on
+    # filters in that library alone: without its libraries ranked first the merge fell to 0.606 / 0.708
+    # on the SDK set, the other libraries' hits winning on the words alone.
     recall, mrr = alone["all"]
-    assert merged["all"][0] >= 0.66 and merged["all"][1] >= 0.79
-    assert merged["all"][0] >= recall - 0.06 and merged["all"][1] >= mrr - 0.06
+    assert merged["all"][0] >= recall - 0.04 and merged["all"][1] >= mrr - 0.04
     assert alone["claude-docs"][0] == pytest.approx(0.746, abs=0.005)  # the quality gate's figure
 
 
@@ -317,3 +316,12 @@ def test_build_records_the_version_an_index_declares(tmp_path: Path, examples_do
     flagged = tmp_path / "flagged"
     assert main(["build", "--docs-dir", str(docs), "--out", str(flagged), "--version", "5", "--quiet"]) == 0
     assert read_manifest(flagged).version == "5"
+
+
+def test_the_libraries_holding_facet_values_a_query_names_rank_first(hub: ReadyHub) -> None:
+    """ "install the dub sdk for go" names values only the SDK library holds (api=dub, language=go);
+    its search spends those words on filters, so by raw score the other libraries' hits won."""
+    result = tools(hub).search_docs({"query": "install the dub sdk for go", "limit": 5})[0]
+    # The example and acme SDKs hold language=go too; only the SDK library holds api=dub as well.
+    assert result["inferred_filters"]["library"] == "sdks"
+    assert [hit["library"] for hit in result["hits"]][:3] == ["sdks"] * 3

@@ -252,6 +252,7 @@ class HubTools:
         modes: dict[str, str] = {}
         fallbacks: list[str] = []
         inferred: dict[str, str] = {}
+        by_values: dict[str, int] = {}  # per library, how many of its facet values the query names
         # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
         tops = _searches().map(lambda served: _top(served, request, wanted), targets)
         for served, (sections, mode, fallback, values_named) in zip(targets, tops, strict=True):
@@ -260,7 +261,15 @@ class HubTools:
             if fallback:
                 fallbacks.append(f"{served.name}: {fallback}")
             inferred.update(values_named)
+            if values_named:
+                by_values[served.name] = len(values_named)
+        # A library the query names ranks first; else, the libraries holding the most facet values it
+        # names ("the dub sdk for go"): their searches spent those words on filters, so their raw
+        # scores would lose to libraries that merely contain the words.
         named = named_libraries(request.query, [served.name for served in targets])
+        if not named and by_values and len(by_values) < len(targets):
+            most = max(by_values.values())
+            named = [name for name, count in by_values.items() if count == most]
         merged = merge(lists, self._fusion, named if self._named_first else ())
         if named and self._named_first:
             inferred[LIBRARY] = ", ".join(named)
