@@ -30,7 +30,9 @@ __all__ = [
     "Site",
     "SiteGenerator",
     "broken",
+    "config_head",
     "http_url",
+    "owns_docs_key",
     "read_config_text",
 ]
 
@@ -177,6 +179,27 @@ def http_url(value: object) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc or any(c in url for c in " <>\"'`"):
         return None
     return url if url.endswith("/") else url + "/"
+
+
+def config_head(path: Path) -> str | None:
+    """The first ``MAX_CONFIG_BYTES`` characters of a file a generator looks into (its config, its
+    table of contents), or None when it cannot be read: enough to recognise or list, never a finding."""
+    try:
+        return path.read_text(encoding="utf-8")[:MAX_CONFIG_BYTES]
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def owns_docs_key(config: Path, docs_dir: Path, key: re.Pattern[str]) -> bool:
+    """Whether ``config`` serves ``docs_dir``: it sits in it, or ``key``'s first group names a folder
+    of that name (no such key: the generator's default ``docs``)."""
+    if config.parent.resolve() == docs_dir.resolve():
+        return True
+    text = config_head(config)
+    if text is None:
+        return False
+    found = key.search(text)
+    return (Path(found.group(1)).name if found else "docs") == docs_dir.name
 
 
 def read_config_text(path: Path) -> tuple[str | None, str | None]:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, github_slug, http_url
+from docs_mcp.corpus.sites.base import Site, SiteGenerator, github_slug, http_url, owns_docs_key
 from docs_mcp.corpus.sites.js_config import js_values
 from docs_mcp.parse.site_dialect import Dialect
 
@@ -29,14 +29,7 @@ class Docusaurus(SiteGenerator):
     extensions = (".md", ".mdx")
 
     def owns(self, config: Path, docs_dir: Path) -> bool:
-        if config.parent.resolve() == docs_dir.resolve():
-            return True
-        try:
-            text = config.read_text(encoding="utf-8")[:1_000_000]
-        except (OSError, UnicodeDecodeError):
-            return False
-        found = _DOCS_PATH_KEY.search(text)
-        return (Path(found.group(1)).name if found else "docs") == docs_dir.name
+        return owns_docs_key(config, docs_dir, _DOCS_PATH_KEY)
 
     def read(self, path: Path, text: str) -> Site:
         values = js_values(text, ("title", "tagline", "url", "baseUrl", "routeBasePath"), ("routeBasePath",))

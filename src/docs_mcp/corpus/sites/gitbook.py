@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, github_slug, markdown_links
+from docs_mcp.corpus.sites.base import Site, SiteGenerator, config_head, github_slug, markdown_links
 from docs_mcp.parse.site_dialect import Dialect
 
 __all__ = ["GitBook"]
@@ -63,9 +63,8 @@ class GitBook(SiteGenerator):
         return github_slug(heading)
 
     def titles(self, site: Site, docs_dir: Path) -> dict[str, str]:
-        try:
-            text = (docs_dir / "SUMMARY.md").read_text(encoding="utf-8")[:1_000_000]
-        except (OSError, UnicodeDecodeError):
+        text = config_head(docs_dir / "SUMMARY.md")
+        if text is None:
             return {}
         return {target.split("#")[0]: title for title, target in markdown_links(text) if "://" not in target}
 

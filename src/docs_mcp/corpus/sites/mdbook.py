@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, github_slug, http_url, markdown_links
+from docs_mcp.corpus.sites.base import (
+    Site,
+    SiteGenerator,
+    broken,
+    config_head,
+    github_slug,
+    http_url,
+    markdown_links,
+)
 from docs_mcp.parse.site_dialect import Dialect
 from docs_mcp.parse.site_include import Include
 
@@ -105,9 +113,8 @@ def _book(config: Path) -> dict[str, Any]:
 
 def _summary(docs_dir: Path) -> dict[str, str]:
     """Page path -> its title in ``SUMMARY.md`` (links without a page, ``()``, are drafts: left out)."""
-    try:
-        text = (docs_dir / "SUMMARY.md").read_text(encoding="utf-8")[:1_000_000]
-    except (OSError, UnicodeDecodeError):
+    text = config_head(docs_dir / "SUMMARY.md")
+    if text is None:
         return {}
     return {
         PurePosixPath(target.split("#")[0].removeprefix("./")).as_posix(): title

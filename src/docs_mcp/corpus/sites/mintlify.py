@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, github_slug
+from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, config_head, github_slug
 from docs_mcp.parse.site_dialect import Dialect
 
 __all__ = ["Mintlify"]
@@ -26,9 +26,8 @@ class Mintlify(SiteGenerator):
     extensions = (".md", ".mdx")
 
     def owns(self, config: Path, docs_dir: Path) -> bool:
-        try:
-            text = config.read_text(encoding="utf-8")[:1_000_000]
-        except (OSError, UnicodeDecodeError):
+        text = config_head(config)
+        if text is None:
             return False
         return config.name == "mint.json" or "mintlify" in text or '"navigation"' in text
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, directory_route, http_url
+from docs_mcp.corpus.sites.base import Site, SiteGenerator, broken, directory_route, http_url, owns_docs_key
 from docs_mcp.parse.site_dialect import Dialect
 
 __all__ = ["MkDocs", "load_mkdocs_config"]
@@ -48,14 +48,7 @@ class MkDocs(SiteGenerator):
     config_names = ("mkdocs.yml", "mkdocs.yaml")
 
     def owns(self, config: Path, docs_dir: Path) -> bool:
-        if config.parent.resolve() == docs_dir.resolve():
-            return True
-        try:
-            text = config.read_text(encoding="utf-8")[:1_000_000]
-        except (OSError, UnicodeDecodeError):
-            return False
-        found = _DOCS_DIR_KEY.search(text)
-        return (Path(found.group(1)).name if found else "docs") == docs_dir.name
+        return owns_docs_key(config, docs_dir, _DOCS_DIR_KEY)
 
     def read(self, path: Path, text: str) -> Site:
         try:

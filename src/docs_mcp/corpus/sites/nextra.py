@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 
-from docs_mcp.corpus.sites.base import Site, SiteGenerator, github_slug
+from docs_mcp.corpus.sites.base import Site, SiteGenerator, config_head, github_slug
 from docs_mcp.corpus.sites.js_config import js_values
 from docs_mcp.parse.site_dialect import Dialect
 
@@ -35,9 +35,8 @@ class Nextra(SiteGenerator):
     extensions = (".md", ".mdx")
 
     def owns(self, config: Path, docs_dir: Path) -> bool:
-        try:
-            text = config.read_text(encoding="utf-8")[:1_000_000]
-        except (OSError, UnicodeDecodeError):
+        text = config_head(config)
+        if text is None:
             return False
         return "nextra" in text and docs_dir.name in ("pages", "content")
 
