@@ -8,6 +8,8 @@ import json
 import sys
 from pathlib import Path
 
+from docs_mcp.cli.paths import path_argument
+
 
 def _names(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
@@ -25,7 +27,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "this machine) or ANTHROPIC_API_KEY (--provider anthropic)."
         ),
     )
-    parser.add_argument("scenarios", type=Path, metavar="SCENARIOS", help="a scenario file or folder")
+    parser.add_argument(
+        "scenarios", type=path_argument, metavar="SCENARIOS", help="a scenario file or folder"
+    )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument(
         "--index", help="the --out folder of docs-mcp build, or oci://REF, served as users run it"
@@ -42,20 +46,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--compare", action="store_true", help="also run each scenario without the server")
     parser.add_argument("--concurrency", type=int, default=1, help="scenarios run at once (default 1)")
     parser.add_argument("--only", type=_names, default=[], metavar="ID,...", help="run only these scenarios")
-    parser.add_argument("--out", type=Path, help="write the JSON report to this file")
+    parser.add_argument("--out", type=path_argument, help="write the JSON report to this file")
     parser.add_argument(
         "--results",
-        type=Path,
+        type=path_argument,
         help="each finished run is appended here and a rerun skips it (default: OUT.runs.jsonl, "
         "or agent-eval.runs.jsonl)",
     )
     parser.add_argument("--fresh", action="store_true", help="ignore earlier results: run everything again")
-    parser.add_argument("--baseline", type=Path, help="an earlier --out report: show deltas")
+    parser.add_argument("--baseline", type=path_argument, help="an earlier --out report: show deltas")
     parser.add_argument(
-        "--prices", type=Path, help="a JSON file of model -> {input, output} $ per million tokens"
+        "--prices", type=path_argument, help="a JSON file of model -> {input, output} $ per million tokens"
     )
     parser.add_argument(
-        "--keep-workspaces", type=Path, metavar="DIR", help="keep each run's folder under DIR"
+        "--keep-workspaces", type=path_argument, metavar="DIR", help="keep each run's folder under DIR"
     )
     parser.add_argument("--json", action="store_true", help="print the JSON report instead of tables")
     parser.set_defaults(func=run)
