@@ -374,3 +374,37 @@ def rendered_libraries(driver: Any) -> list[str]:
         assert chip == f"library: {hit.get_attribute('data-library')}", chip
         shown.append(chip.removeprefix("library: "))
     return shown
+
+
+def test_the_page_names_the_corpus_by_its_name_and_description_not_the_agent_instructions(
+    browser: Any, tmp_path: Path
+) -> None:
+    # The line under the title is for a person: the corpus's name and description as the index
+    # records them (the site's name, else build --description), never the instructions the manifest
+    # writes for an agent.
+    from docs_mcp.indexing import BuildOptions, build
+
+    instructions = "Agents: always search with the widget's language set before answering."
+    docs = tmp_path / "site" / "docs"
+    docs.mkdir(parents=True)
+    (tmp_path / "site" / "mkdocs.yml").write_text("site_name: Widget Docs\n")
+    (docs / ".docs-mcp.json").write_text(json.dumps({"version": "1", "mcpServerInstructions": instructions}))
+    (docs / "index.md").write_text(
+        "# Widgets\n\nWidgets are small.\n\n## Install\n\nRun the installer.\nDone.\n"
+    )
+    described = "Widget Docs: guides to the widget toolkit"
+    shown: dict[str | None, str] = {}
+    for description in (None, described):
+        out = tmp_path / ("described" if description else "named")
+        build(BuildOptions(docs_dir=docs, out=out, description=description))
+        named = start_http_server(out)
+        try:
+            browser.get(named.base + "/")
+            wait_until(
+                browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready") == "true"
+            )
+            shown[description] = browser.find_element(By.ID, "server-info").text
+            assert instructions not in browser.find_element(By.TAG_NAME, "body").text
+        finally:
+            stop(named)
+    assert shown == {None: "Widget Docs", described: described}
