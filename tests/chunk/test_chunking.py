@@ -131,7 +131,7 @@ def test_a_blank_file_has_no_chunks() -> None:
 
 
 def test_strategy_h1_keeps_deeper_headings_inside_the_chunk() -> None:
-    result = chunked("# A\n\n## B\n\nb\n\n# C\n\nc\n", "h1")
+    result = chunked("# A\n\n## B\n\nb\n\n# C\n\nc\n\nd\n", "h1")
     assert [chunk.id for chunk in result.chunks] == ["doc.md#a", "doc.md#c"]
     assert result.chunks[0].text == "B\n\nb"
 
@@ -148,14 +148,15 @@ def test_strategies_h4_to_h6_work_too() -> None:
 
 
 def test_hash_lines_inside_fenced_code_are_not_headings() -> None:
-    source = "## Script\n\n```bash\n# install it\npip install x\n## not a heading\n```\n\n## Next\n\nn\n"
+    source = "## Script\n\n```bash\n# install it\npip install x\n## not a heading\n```\n\n## Next\n\nn\n\nm\n"
     result = chunked(source)
     assert [chunk.id for chunk in result.chunks] == ["doc.md#script", "doc.md#next"]
     assert "# install it" in result.chunks[0].text
 
 
 def test_hash_lines_inside_indented_code_are_not_headings() -> None:
-    assert ids("## A\n\nPara.\n\n    # comment\n    ## also code\n\n## B\n\nb\n") == ["doc.md#a", "doc.md#b"]
+    source = "## A\n\nPara.\n\n    # comment\n    ## also code\n\n## B\n\nb\n\nc\n"
+    assert ids(source) == ["doc.md#a", "doc.md#b"]
 
 
 def test_setext_headings_are_headings() -> None:
@@ -261,7 +262,7 @@ def test_a_bom_before_front_matter_still_finds_the_front_matter() -> None:
 
 def test_an_oversized_section_is_refined_at_the_next_deeper_heading_level() -> None:
     body = "word " * 30
-    source = f"## Big\n\n{body}\n\n### One\n\n{body}\n\n### Two\n\n{body}\n\n## Small\n\nx\n"
+    source = f"## Big\n\n{body}\n\n### One\n\n{body}\n\n### Two\n\n{body}\n\n## Small\n\nx\n\ny\n"
     result = chunked(source, max_chunk_size=200)
     assert [chunk.id for chunk in result.chunks] == [
         "doc.md#big",
@@ -362,9 +363,9 @@ def test_a_long_paragraph_is_cut_between_sentences_inside_a_line() -> None:
 
 
 def test_small_chunks_merge_into_the_previous_chunk_when_min_chunk_size_is_set() -> None:
-    source = "## Long\n\n" + "text " * 20 + "\n\n## Tiny\n\nx\n\n## Other\n\n" + "more " * 20 + "\n"
+    source = "## Long\n\n" + "text " * 20 + "\n\n## Tiny\n\nx\n\ny\n\n## Other\n\n" + "more " * 20 + "\n"
     assert ids(source) == ["doc.md#long", "doc.md#tiny", "doc.md#other"]
     result = chunked(source, min_chunk_size=30)
     assert [chunk.id for chunk in result.chunks] == ["doc.md#long", "doc.md#other"]
-    assert result.chunks[0].text.endswith("Tiny\n\nx")
-    assert result.chunks[0].end_line == 7
+    assert result.chunks[0].text.endswith("Tiny\n\nx\n\ny")
+    assert result.chunks[0].end_line == 9

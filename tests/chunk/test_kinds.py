@@ -105,6 +105,7 @@ Pass a `RetryConfig` to the call.
 ## Summary
 
 Acme API: short links.
+Made for sharing.
 """
 
 # OpenAPI Generator: docs/LinksApi.md, one # per operation; docs/Link.md with ## Properties.

@@ -26,7 +26,10 @@ ROOT_MANIFEST = {
     },
 }
 
-SECTIONS = "# Title\n\nIntro.\n\n## One\n\nText one.\n\n### Deep\n\nDeep text.\n\n## Two\n\nText two.\n"
+SECTIONS = (
+    "# Title\n\nIntro.\n\n## One\n\nText one.\n\n### Deep\n\nDeep text.\n\n"
+    "## Two\n\nText two, a line long enough to answer something on its own (over eighty characters).\n"
+)
 
 
 def write(root: Path, files: dict[str, object]) -> Path:

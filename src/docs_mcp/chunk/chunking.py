@@ -8,12 +8,15 @@ The steps of :func:`chunk_file`, in order:
 3. ``outline``: every heading's deduplicated slug path and breadcrumb (``sections.py``);
 4. ``find_boundaries``: which headings start a chunk (the strategy, refined by section hints);
 5. ``segment_file``: cut the file at those headings; a preamble or a shallower heading with no content of
-   its own forms no chunk and its lines go to the chunk after it;
+   its own (a preamble of only metadata lines counts as none) forms no chunk and its lines go to the
+   chunk after it (``joining.py``);
 6. ``refine``: a chunk over ``max_chunk_size`` is cut at its next deeper heading level; one with no
    deeper heading is packed into parts (``-part-N``) between top-level blocks, and inside a block
    that does not fit on its own, at the block's seams (``split_blocks.py``, ``packing.py``);
-7. ``merge_small``: chunks under ``min_chunk_size`` join the chunk before them;
-8. ``render``: ids, plain text, embedding input and metadata of every chunk.
+7. ``join_one_line_sections``: a section of one short line (or none) with no subsection after it joins
+   the chunk before it, the first of a file the chunk after it (``joining.py``);
+8. ``merge_small``: chunks under ``min_chunk_size`` join the chunk before them;
+9. ``render``: ids, plain text, embedding input and metadata of every chunk.
 
 Every non-blank character after the front matter is owned by exactly one chunk (see ``Chunk``), and
 no chunk is over its ``max_chunk_size``.
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.chunk.joining import join_one_line_sections, metadata_only
 from docs_mcp.chunk.kinds import is_example_heading
 from docs_mcp.chunk.packing import pack
 from docs_mcp.chunk.pieces import Piece, Source
@@ -100,7 +104,8 @@ def chunk_file(source: str, path: str, settings: FileSettings) -> ChunkedFile:
     pieces = [
         refined for piece in chunker.segment_file(boundaries, file_scope) for refined in chunker.refine(piece)
     ]
-    chunks = Renderer(chunker.source, outline(doc.blocks), path, title).render(chunker.merge_small(pieces))
+    pieces = chunker.merge_small(join_one_line_sections(pieces, chunker.source))
+    chunks = Renderer(chunker.source, outline(doc.blocks), path, title).render(pieces)
     _report_block_splits(chunker.oversized, report)
     return ChunkedFile(
         path=path,
@@ -161,6 +166,13 @@ class _Chunker:
     def has_content(self, piece: Piece) -> bool:
         return any(not self.blocks[index].is_comment_only for index in self.source.content(piece))
 
+    def _metadata_only(self, piece: Piece) -> bool:
+        """A preamble of ``Key: value`` lines, comments and anchors: nothing it could answer with."""
+        blocks = [self.blocks[index] for index in self.source.content(piece)]
+        return metadata_only(
+            [line for block in blocks for line in self.lines[block.start_line - 1 : block.end_line]]
+        )
+
     def _is_hint_block(self, index: int) -> bool:
         block = self.blocks[index]
         return block.is_comment_only and all(is_hint(comment) for comment in block.comments)
@@ -213,7 +225,8 @@ class _Chunker:
                 piece.start_line, piece.exclude = carried.start_line, piece.exclude | carried.exclude
                 carried = None
             following = pieces[n + 1] if n + 1 < len(pieces) else None
-            if following is not None and not self.has_content(piece) and self._contains(piece, following):
+            empty = not self.has_content(piece) or (piece.kind == "preamble" and self._metadata_only(piece))
+            if following is not None and empty and self._contains(piece, following):
                 carried = piece
                 continue
             kept.append(piece)

@@ -37,7 +37,17 @@ from pathlib import PurePosixPath
 
 from docs_mcp.chunk.chunks import Chunk
 
-__all__ = ["ERROR", "KIND", "MODEL", "OPERATION", "OVERVIEW", "TOPIC", "is_example_heading", "with_kinds"]
+__all__ = [
+    "ERROR",
+    "KIND",
+    "MODEL",
+    "OPERATION",
+    "OVERVIEW",
+    "TOPIC",
+    "is_example_heading",
+    "names_sdk_role",
+    "with_kinds",
+]
 
 KIND = "kind"
 OPERATION, MODEL, ERROR, TOPIC, OVERVIEW = "operation", "model", "error", "topic", "overview"
@@ -91,6 +101,15 @@ def _plain(heading: str) -> str:
 def is_example_heading(heading: str) -> bool:
     """Whether ``heading`` titles an operation's example ("Example Usage", "Example", "🔌 Usage")."""
     return bool(_EXAMPLE.match(_plain(heading)))
+
+
+def names_sdk_role(heading: str) -> bool:
+    """Whether ``heading`` names a part of an operation (its example, parameters, response), a
+    client concern of a README (retries, pagination, ...) or a type's listing (its values): a
+    section an SDK question is answered with, which keeps a chunk of its own however short."""
+    plain = _plain(heading)
+    roles = (_EXAMPLE, _PARAMETERS, _RESPONSE, _TOPIC)
+    return plain in _LISTING_HEADINGS or any(role.match(plain) for role in roles)
 
 
 def _inner_headings(markdown: str) -> list[tuple[int, str]]:

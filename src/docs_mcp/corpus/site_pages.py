@@ -21,6 +21,7 @@ from pathlib import Path, PurePosixPath
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk, FileSettings
+from docs_mcp.chunk.joining import metadata_only
 from docs_mcp.chunk.rendering import PREAMBLE
 from docs_mcp.corpus.api_reference import ApiReference
 from docs_mcp.corpus.files import read_regular_file
@@ -313,15 +314,12 @@ def _key(heading: str) -> str:
     return re.sub(r"[`*_\s]+", " ", heading).strip().casefold()
 
 
-_METADATA = re.compile(r"^\s*[-*]?\s*\**[A-Z][\w -]{0,30}\**:\**\s+\S.{0,120}$")  # ``Start Date: 2020-01-01``
-
-
 def _is_stub(chunk: Chunk) -> bool:
     """A chunk with nothing of its own but headings (and blank lines or comments); a preamble of
     only ``Key: value`` metadata lines too (it answers nothing the page's sections do not)."""
     lines = chunk.own_markdown.split("\n")
     if chunk.level == 0 and chunk.id.endswith("#" + PREAMBLE):
-        return all(_CONTENT_FREE.match(line) or _METADATA.match(line) for line in lines)
+        return metadata_only(lines)
     return all(_CONTENT_FREE.match(line) for line in lines)
 
 
