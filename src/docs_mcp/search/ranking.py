@@ -31,6 +31,9 @@ __all__ = ["Ranker", "Ranking"]
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
 TEXT, MEANING, BOTH = "text", "meaning", "both"  # how a hit matched
+# How much deeper than its first depth a full-text ranking may go for the kind prior (see
+# ``Ranker._leg_ranking``).
+_PRIOR_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,7 @@ class Ranker:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
             rows = lance.Rows(self._catalog.columns)
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched, rows))
+            ranked, complete = lance.run(self._ranked(ranking, depth, wanted, texts, matched, rows))
             for read in rows.read:  # what the page and folding show of each hit: no second read
                 self._catalog.remember(read)
             if not folding and not self._copies:
@@ -112,17 +115,25 @@ class Ranker:
             depth = min(_DEPTH_MAX, 2 * depth)
 
     async def _ranked(
-        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str], rows: lance.Rows
+        self,
+        ranking: Ranking,
+        depth: int,
+        need: int,
+        texts: dict[str, str],
+        matched: dict[str, str],
+        rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched, rows)
+            return await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
+        first, complete = await self._leg_ranking(
+            ranking, ranking.preferred, depth, need, texts, matched, rows
+        )
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
@@ -130,22 +141,35 @@ class Ranker:
         self,
         ranking: Ranking,
         where: str | None,
-        wanted: int,
+        depth: int,
+        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
-        """:meth:`_legs`, with the kind prior applied when the index has kinds."""
-        ranked, complete = await self._legs(ranking, where, wanted, texts, matched, rows)
-        if self._prior is None:
-            return ranked, complete
-        # The prior reads every candidate's kind: from the rows the legs just read (remembered now,
-        # not after the search), any others in one batched read, never one query per candidate.
-        for read in rows.read:
-            self._catalog.remember(read)
-        rows.read.clear()
-        kinds = self._catalog.kinds([cid for cid, _ in ranked])
-        return self._prior.apply(ranked, ranking.query, kinds.get), complete
+        """:meth:`_legs`, with the kind prior applied when the index has kinds. In full text, the
+        ranking goes deeper (twice as deep each time, up to ``_PRIOR_DEPTH`` times) until the prior
+        can no longer lift an unfetched hit into the first ``need``: the last fetched score times the
+        prior's largest factor is at most the ``need``-th score after it (the top of a generated SDK
+        reference is often all type pages, lowered, with the operation asked for just below)."""
+        ceiling = depth * _PRIOR_DEPTH
+        while True:
+            ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
+            if self._prior is None:
+                return ranked, complete
+            # The prior reads every candidate's kind: from the rows the legs just read (remembered
+            # now, not after the search), any others in one batched read, never one query each.
+            for read in rows.read:
+                self._catalog.remember(read)
+            rows.read.clear()
+            roles = self._catalog.roles([cid for cid, _ in ranked])
+            weighed = self._prior.apply(ranked, ranking.query, roles.get)
+            if complete or ranking.mode != "fulltext" or depth >= ceiling or not ranked:
+                return weighed, complete
+            bound = self._prior.ceiling(ranking.query) * max(ranked[-1][1], 0.0)
+            if len(weighed) >= need and weighed[need - 1][1] >= bound:
+                return weighed, complete
+            depth *= 2
 
     async def _legs(
         self,
