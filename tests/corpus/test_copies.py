@@ -80,7 +80,8 @@ def test_a_packages_own_readme_topic_is_a_copy_however_its_text_differs(tmp_path
     )
     files = {"README.md": RETRIES.format(op="links.list"), "packages/azure/README.md": azure}
     chunks = load_corpus(write_docs(tmp_path / "docs", files)).chunks
-    assert {c.id: c.metadata.get("kind") for c in chunks}["packages/azure/README.md#acme-on-azure-client/retries"]
+    kinds = {c.id: c.metadata.get("kind") for c in chunks}
+    assert kinds["packages/azure/README.md#acme-on-azure-client/retries"] == "topic"
     assert [
         "README.md#acme-python-client/retries",
         "packages/azure/README.md#acme-on-azure-client/retries",
