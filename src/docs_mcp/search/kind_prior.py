@@ -112,6 +112,11 @@ class KindPrior:
             return max([1.0, *self.type_question.values()])
         return max([1.0, *self.how_to.values()]) * max(1.0, self.named)
 
+    def lowered(self, query: str) -> frozenset[str]:
+        """The kinds whose hits :meth:`apply` lowers for ``query``."""
+        factors = self.type_question if asks_for_a_type(query) else self.how_to
+        return frozenset(kind for kind, factor in factors.items() if factor < 1)
+
     def apply(self, ranked: Ranked, query: str, role_of: Callable[[str], Role | None]) -> Ranked:
         """``ranked`` with each hit's score times its kind's factor (and, for a how-to question,
         ``named`` when its name starts with the question's first word), best first, ties by id."""

@@ -14,12 +14,14 @@ from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.copies import CopyFolder
+from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query, is_long
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
+from docs_mcp.store.columns import facet_column
 
 __all__ = ["Ranker", "Ranking"]
 
@@ -31,9 +33,6 @@ __all__ = ["Ranker", "Ranking"]
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
 TEXT, MEANING, BOTH = "text", "meaning", "both"  # how a hit matched
-# How much deeper than its first depth a full-text ranking may go for the kind prior (see
-# ``Ranker._leg_ranking``).
-_PRIOR_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -147,29 +146,41 @@ class Ranker:
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
-        """:meth:`_legs`, with the kind prior applied when the index has kinds. In full text, the
-        ranking goes deeper (twice as deep each time, up to ``_PRIOR_DEPTH`` times) until the prior
-        can no longer lift an unfetched hit into the first ``need``: the last fetched score times the
-        prior's largest factor is at most the ``need``-th score after it (the top of a generated SDK
-        reference is often all type pages, lowered, with the operation asked for just below)."""
-        ceiling = depth * _PRIOR_DEPTH
-        while True:
-            ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
-            if self._prior is None:
-                return ranked, complete
-            # The prior reads every candidate's kind: from the rows the legs just read (remembered
-            # now, not after the search), any others in one batched read, never one query each.
-            for read in rows.read:
-                self._catalog.remember(read)
-            rows.read.clear()
-            roles = self._catalog.roles([cid for cid, _ in ranked])
-            weighed = self._prior.apply(ranked, ranking.query, roles.get)
-            if complete or ranking.mode != "fulltext" or depth >= ceiling or not ranked:
-                return weighed, complete
-            bound = self._prior.ceiling(ranking.query) * max(ranked[-1][1], 0.0)
-            if len(weighed) >= need and weighed[need - 1][1] >= bound:
-                return weighed, complete
-            depth *= 2
+        """:meth:`_legs`, with the kind prior applied when the index has kinds. In full text, when the
+        prior lowers some kinds and an unfetched hit of the others could still reach the first
+        ``need`` (the last score fetched, times the prior's largest factor, beats the ``need``-th
+        after the prior), those other kinds are also ranked alone, as deep, and both are taken: the
+        top of a generated SDK reference is often all type pages, with the operation asked for just
+        below the depth."""
+        ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
+        if self._prior is None:
+            return ranked, complete
+        weighed = self._weighed(ranking.query, ranked, rows)
+        lowered = self._prior.lowered(ranking.query)
+        if ranking.mode != "fulltext" or not lowered or complete or not ranked:
+            return weighed, complete
+        bound = self._prior.ceiling(ranking.query) * max(ranked[-1][1], 0.0)
+        if len(weighed) >= need and weighed[need - 1][1] >= bound:
+            return weighed, complete
+        kept = ", ".join(map(sql_literal, sorted(lowered)))
+        others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
+        more, _ = await self._legs(
+            ranking, f"({where}) AND {others}" if where else others, depth, texts, matched, rows
+        )
+        seen = {cid for cid, _ in ranked}
+        ranked = sorted([*ranked, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
+        return self._weighed(ranking.query, ranked, rows), complete
+
+    def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
+        """``ranked`` with the kind prior applied. It reads every candidate's kind: from the rows the
+        legs just read (remembered now, not after the search), any others in one batched read,
+        never one query per candidate."""
+        assert self._prior is not None
+        for read in rows.read:
+            self._catalog.remember(read)
+        rows.read.clear()
+        roles = self._catalog.roles([cid for cid, _ in ranked])
+        return self._prior.apply(ranked, query, roles.get)
 
     async def _legs(
         self,
