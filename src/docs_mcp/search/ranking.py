@@ -146,29 +146,10 @@ class Ranker:
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
-        """:meth:`_legs`, with the kind prior applied when the index has kinds. In full text, when the
-        prior lowers some kinds and an unfetched hit of the others could still reach the first
-        ``need`` (the last score fetched, times the prior's largest factor, beats the ``need``-th
-        after the prior), those other kinds are also ranked alone, as deep, and both are taken: the
-        top of a generated SDK reference is often all type pages, with the operation asked for just
-        below the depth."""
-        ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
+        """:meth:`_legs`, with the kind prior applied when the index has kinds."""
+        ranked, complete = await self._legs(ranking, where, depth, need, texts, matched, rows)
         if self._prior is None:
             return ranked, complete
-        weighed = self._weighed(ranking.query, ranked, rows)
-        lowered = self._prior.lowered(ranking.query)
-        if ranking.mode != "fulltext" or not lowered or complete or not ranked:
-            return weighed, complete
-        bound = self._prior.ceiling(ranking.query) * max(ranked[-1][1], 0.0)
-        if len(weighed) >= need and weighed[need - 1][1] >= bound:
-            return weighed, complete
-        kept = ", ".join(map(sql_literal, sorted(lowered)))
-        others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
-        more, _ = await self._legs(
-            ranking, f"({where}) AND {others}" if where else others, depth, texts, matched, rows
-        )
-        seen = {cid for cid, _ in ranked}
-        ranked = sorted([*ranked, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
         return self._weighed(ranking.query, ranked, rows), complete
 
     def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
@@ -182,47 +163,67 @@ class Ranker:
         roles = self._catalog.roles([cid for cid, _ in ranked])
         return self._prior.apply(ranked, query, roles.get)
 
+    async def _text_leg(
+        self,
+        ranking: Ranking,
+        where: str | None,
+        depth: int,
+        need: int,
+        texts: dict[str, str],
+        rows: lance.Rows,
+    ) -> tuple[Ranked, bool]:
+        """The full-text leg at ``depth`` and whether it holds every match. When the kind prior lowers
+        some kinds and an unfetched hit of the others could still reach the first ``need`` (the last
+        score fetched, times the prior's largest factor, beats the ``need``-th after the prior),
+        those other kinds are also ranked alone, as deep, and both are taken: the top of a generated
+        SDK reference is often all type pages, with the operation asked for just below the depth."""
+        query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
+        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
+        complete = len(found) < depth
+        lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
+        if complete or not lowered or self._prior is None:
+            return found, complete
+        weighed = self._weighed(ranking.query, found, rows)
+        bound = self._prior.ceiling(ranking.query) * max(found[-1][1], 0.0)
+        if len(weighed) >= need and weighed[need - 1][1] >= bound:
+            return found, complete
+        kept = ", ".join(map(sql_literal, sorted(lowered)))
+        others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
+        more = await lance.text_leg(
+            self._table, query, f"({where}) AND {others}" if where else others, depth, texts, rows
+        )
+        seen = {cid for cid, _ in found}
+        merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
+        return merged, complete
+
     async def _legs(
         self,
         ranking: Ranking,
         where: str | None,
         wanted: int,
+        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
         on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
-        mode, query, vector = ranking.mode, ranking.query, ranking.vector
+        mode, vector = ranking.mode, ranking.vector
         if mode == "fulltext":
-            found = await lance.text_leg(
-                self._table,
-                fulltext_query(query, self._config, self._frequencies.loaded),
-                where,
-                wanted,
-                texts,
-                rows,
-            )
+            found, complete = await self._text_leg(ranking, where, wanted, need, texts, rows)
             matched.update((cid, TEXT) for cid, _ in found)
-            return found, len(found) < wanted
+            return found, complete
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
         by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts, rows)
         if mode == "vector":
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
-        by_text = lance.text_leg(
-            self._table,
-            fulltext_query(query, self._config, self._frequencies.loaded),
-            where,
-            depth,
-            texts,
-            rows,
-        )
-        text, vectors = await asyncio.gather(by_text, by_vector)
+        by_text = self._text_leg(ranking, where, depth, need, texts, rows)
+        (text, text_complete), vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
         weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
-        return kept, len(text) < depth and (len(vectors) < depth or weak_tail)
+        return kept, text_complete and (len(vectors) < depth or weak_tail)
 
 
 def earned(
