@@ -104,12 +104,13 @@ def is_type_page(hit: Section) -> bool:
 
 
 def copy_key(hit: Section) -> tuple[str, ...]:
-    """Hits with one key are copies of one page section in one SDK: the same API and language
-    folders, the same file name (a ``README-PYPI.md`` as its ``README.md``) whatever the folder
-    between (``packages/*/`` copies), and the same headings below the page title."""
-    api, language = [*hit.file_path.split("/"), "", ""][:2]
-    name = _COPY_PARTS.sub("", PurePosixPath(hit.file_path).name.lower())
-    return (api, language, name, *(h.lower() for h in hit.breadcrumb[1:]), hit.heading.lower())
+    """Hits with one key are copies of one page section in one SDK: the same file once a
+    ``packages/<name>/`` folder is taken out of its path (per-package copies) and a ``-PYPI`` twin
+    is read as its original, and the same headings below the page title (a package's README has a
+    title of its own). Two resources' pages of one name (``docs/sdks/files/README.md`` and
+    ``docs/sdks/models/README.md``) are different pages, not copies."""
+    path = _COPY_PARTS.sub(lambda found: found[1] or "", hit.file_path.lower())
+    return (path, *(h.lower() for h in hit.breadcrumb[1:]), hit.heading.lower())
 
 
 def _part(hit: Section) -> int:

@@ -211,6 +211,25 @@ def test_an_operation_cut_into_subsections_is_an_operation_in_every_part() -> No
     }
 
 
+def test_a_section_of_nothing_but_links_is_an_overview_generator_comments_aside() -> None:
+    one_operation = (
+        "# EmbedTokens\n\n## Overview\n\n### Available Operations\n\n"
+        "* [Referrals](#referrals) - Create a referrals embed token\n\n"
+        "## Referrals\n\nCreate a referrals embed token.\n"
+    )
+    assert kinds("go/docs/sdks/embedtokens/README.md", one_operation)["embedtokens/overview"] == "overview"
+    resources = (
+        "# Acme on Azure\n\n## Available Resources and Operations\n\n### [chat](docs/sdks/chat/README.md)\n\n"
+        "* [stream](docs/sdks/chat/README.md#stream) - Stream chat completion\n"
+        "* [create](docs/sdks/chat/README.md#create) - Chat Completion\n"
+        "<!-- End Available Resources and Operations [operations] -->\n\n"
+        "<!-- Start Server-sent event streaming [eventstream] -->\n"
+        "## Retries\n\nSome text.\n"
+    )
+    found = kinds("packages/azure/README.md", resources)
+    assert found["acme-on-azure/available-resources-and-operations"] == "overview"
+
+
 @pytest.mark.parametrize(
     ("path", "source", "section", "kind"),
     [

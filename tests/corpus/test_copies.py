@@ -72,6 +72,22 @@ def test_a_packages_readme_under_its_own_title_is_a_copy_of_the_main_one(tmp_pat
     assert not any(any(cid.startswith("docs/sdks/") for cid in group) for group in groups)  # another path
 
 
+def test_a_packages_own_readme_topic_is_a_copy_however_its_text_differs(tmp_path: Path) -> None:
+    azure = (
+        "# Acme on Azure Client\n\n## Retries\n\nThe Azure client retries a call that timed out, up to three "
+        "times, through its deployment's endpoint (`AZURE_ENDPOINT`).\n\n"
+        "```python\nres = azure.chat.complete(retries=RetryConfig('backoff', 500, 60000))\n```\n"
+    )
+    files = {"README.md": RETRIES.format(op="links.list"), "packages/azure/README.md": azure}
+    chunks = load_corpus(write_docs(tmp_path / "docs", files)).chunks
+    kinds = {c.id: c.metadata.get("kind") for c in chunks}
+    assert kinds["packages/azure/README.md#acme-on-azure-client/retries"] == "topic"
+    assert [
+        "README.md#acme-python-client/retries",
+        "packages/azure/README.md#acme-on-azure-client/retries",
+    ] in copy_groups(chunks)
+
+
 def test_parts_of_one_cut_section_are_not_copies(tmp_path: Path) -> None:
     words = " ".join(f"word{n % 7}" for n in range(3000))  # one section, cut into similar parts
     docs = write_docs(tmp_path / "docs", {"guide.md": f"# Guide\n\n## Long\n\n{words}\n\n{words}\n"})

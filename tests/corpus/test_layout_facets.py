@@ -53,3 +53,25 @@ def test_a_folder_without_language_folders_gets_no_facets(tmp_path: Path) -> Non
     docs = write(tmp_path, {"guide/intro.md": "# Intro\n\nHello.\n", "guide/more.md": PY})
 
     assert metadata(docs) == {"guide/intro.md": {}, "guide/more.md": {}}
+
+
+def test_sdk_folders_in_two_parent_folders_give_each_its_api(tmp_path: Path) -> None:
+    files = {"dub/python/links.md": PY, "dub/go/links.md": GO, "mistral/python/chat.md": PY}
+    docs = write(tmp_path, {**files, "mistral/go/chat.md": GO})
+
+    corpus = load_corpus(docs)
+
+    assert metadata(docs) == {
+        "dub/go/links.md": {"api": "dub", "language": "go", "scope": "sdk-specific"},
+        "dub/python/links.md": {"api": "dub", "language": "python", "scope": "sdk-specific"},
+        "mistral/go/chat.md": {"api": "mistral", "language": "go", "scope": "sdk-specific"},
+        "mistral/python/chat.md": {"api": "mistral", "language": "python", "scope": "sdk-specific"},
+    }
+    assert set(corpus.taxonomy["api"].values or ()) == {"dub", "mistral"}
+
+
+def test_sdk_folders_of_one_parent_name_no_api(tmp_path: Path) -> None:
+    docs = write(tmp_path, {"dub/python/links.md": PY, "dub/go/links.md": GO})
+
+    assert "api" not in load_corpus(docs).taxonomy
+    assert metadata(docs)["dub/go/links.md"] == {"language": "go", "scope": "sdk-specific"}

@@ -30,6 +30,8 @@ VOCABULARY = Vocabulary(LANGUAGES, {"language": {"java": ["jvm"]}}, "language")
         ("dotnet pagination", {"language": "csharp"}),
         ("jvm retries", {"language": "java"}),
         ("list models mistral python", {"language": "python", "api": "mistral"}),
+        # an ambiguous language word after another value's name: the API named before its language
+        ("what fields does the Link model have in dub go", {"language": "go", "api": "dub"}),
     ],
 )
 def test_a_value_its_aliases_and_built_in_language_names_are_recognised(
@@ -129,8 +131,11 @@ def test_pages_of_an_inferred_search_are_stable(sdk_index: DocsIndex) -> None:
     ("query", "terms"),
     [
         ("how do I create a short link in python", "how do I create a short link in"),
-        ("count links with the go sdk", "count links with the sdk"),
-        ("error handling node.js dub sdk", "error handling sdk"),
+        # the noun right after a named value names the SDK itself: it goes with it
+        ("count links with the go sdk", "count links with the"),
+        ("error handling node.js dub sdk", "error handling"),
+        ("set a timeout in the dub python client", "set a timeout in the"),
+        ("the sdk for go", "the sdk for"),  # "sdk" does not follow the name
         ("Retries in TS!", "Retries in !"),
         ("python", "python"),  # nothing else left: the query as written
         ("go to the next page", "go to the next page"),  # named nothing

@@ -10,7 +10,7 @@ import pytest
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.search.kind_prior import KindPrior, asks_for_a_type
+from docs_mcp.search.kind_prior import KindPrior, Role, action_word, asks_for_a_type, same_word
 from docs_mcp.search.types import SearchRequest
 from testkit.index_fixtures import write_docs
 
@@ -76,11 +76,62 @@ def test_questions_about_types_are_told_from_how_to_questions(query: str, typed:
 
 
 def test_factors_reorder_only_hits_with_a_listed_kind() -> None:
-    kinds = {"a": "model", "b": "operation", "c": None}
+    roles = {"a": Role("model"), "b": Role("operation"), "c": Role(None)}
     prior = KindPrior(how_to={"model": 0.5}, type_question={"operation": 0.5})
     ranked = [("a", 10.0), ("b", 8.0), ("c", 6.0)]
-    assert prior.apply(ranked, "stream audio", kinds.get) == [("b", 8.0), ("c", 6.0), ("a", 5.0)]
-    assert prior.apply(ranked, "fields of a", kinds.get) == [("a", 10.0), ("c", 6.0), ("b", 4.0)]
+    assert prior.apply(ranked, "stream audio", roles.get) == [("b", 8.0), ("c", 6.0), ("a", 5.0)]
+    assert prior.apply(ranked, "fields of a", roles.get) == [("a", 10.0), ("c", 6.0), ("b", 4.0)]
+
+
+@pytest.mark.parametrize(
+    ("query", "action"),
+    [
+        ("how do I list the links in python", "list"),
+        ("Archive a fine-tuned model", "archive"),
+        ("retry configuration typescript", "retry"),
+        ("how do I", None),
+    ],
+)
+def test_a_question_leads_with_its_first_content_word(query: str, action: str | None) -> None:
+    assert action_word(query) == action
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "same"),
+    [
+        ("upload", "uploaded", True),
+        ("retry", "retries", True),
+        ("paginate", "pagination", True),
+        ("transcribe", "transcription", True),
+        ("get", "getting", False),  # too short to tell a form from another word
+        ("list", "link", False),
+        ("create", "delete", False),
+    ],
+)
+def test_two_forms_of_one_word_are_told_from_two_words(one: str, other: str, same: bool) -> None:
+    assert same_word(one, other) is same
+
+
+def test_an_operation_or_topic_named_by_the_questions_first_word_is_raised() -> None:
+    roles = {
+        "finetuning/create/response": Role("operation", ("Response", "create")),
+        "models/archive": Role("operation", ("archive",)),
+        "models/archiverequest": Role("model", ("ArchiveModelRequest",)),
+        "readme/retries": Role("topic", ("Retries",)),
+        "pipelines/list": Role("operation", ("list",)),
+    }
+    prior = KindPrior(how_to={"model": 0.5}, type_question={}, named=2.0)
+    ranked = [("finetuning/create/response", 10.0), ("models/archiverequest", 9.0), ("models/archive", 6.0)]
+    assert [cid for cid, _ in prior.apply(ranked, "archive a fine-tuned model", roles.get)] == [
+        "models/archive",  # 12: its own name is the action asked for
+        "finetuning/create/response",
+        "models/archiverequest",  # a type's name does not count
+    ]
+    ranked = [("pipelines/list", 10.0), ("readme/retries", 6.0)]
+    assert prior.apply(ranked, "retry configuration", roles.get)[0] == ("readme/retries", 12.0)
+    # A question about a type is not a how-to question: no name counts.
+    assert prior.apply(ranked, "what fields does the retry configuration have", roles.get) == ranked
+    assert prior.lowered("archive a model") == {"model"}
 
 
 @pytest.fixture(scope="module")

@@ -21,7 +21,8 @@ SDK generators differ in file names but agree on shapes, which is what this read
 
 - **overview**: a section that is mostly a list of links to other sections (Speakeasy's
   ``## Overview`` / ``### Available Operations``, a README's "Available Resources and Operations",
-  a table of contents): it names every operation and answers none.
+  a table of contents), or nothing but links (a resource's overview of its one operation): it
+  names every operation and answers none.
 
 Anything else gets no kind (plain guides look like nothing here; a manifest may say ``guide``). A
 ``kind`` a manifest, front matter or hint already gave a chunk always wins. Pure: chunks in, chunks
@@ -88,6 +89,7 @@ _TOPIC = re.compile(
 _LINK_LINE = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\|)\s*.*\]\([^)]*\)")
 OVERVIEW_LINKS = 2  # at least this many linking lines,
 OVERVIEW_SHARE = 0.6  # and this share of the section's non-blank, non-heading lines
+_COMMENT_LINE = re.compile(r"^\s*<!--.*-->\s*$")
 _HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.+?)[ \t#]*$")
 _FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})")
 _README = re.compile(r"^(readme|usage|readme-\w+)\.mdx?$", re.IGNORECASE)
@@ -174,9 +176,15 @@ def _is_type_section(chunk: Chunk) -> bool:
 
 
 def _is_overview(chunk: Chunk) -> bool:
-    lines = [line for line in chunk.markdown.splitlines() if line.strip() and not _HEADING_LINE.match(line)]
+    # Headings and comments (a generator's ``<!-- Start ... -->`` markers) are neither links nor text.
+    lines = [
+        line
+        for line in chunk.markdown.splitlines()
+        if line.strip() and not _HEADING_LINE.match(line) and not _COMMENT_LINE.match(line)
+    ]
     links = sum(bool(_LINK_LINE.match(line)) for line in lines)
-    return links >= OVERVIEW_LINKS and links >= OVERVIEW_SHARE * len(lines)
+    # A resource with one operation has an overview of one link: nothing but links is one too.
+    return (links >= OVERVIEW_LINKS and links >= OVERVIEW_SHARE * len(lines)) or (0 < links == len(lines))
 
 
 def recognise(chunks: Sequence[Chunk]) -> list[str | None]:

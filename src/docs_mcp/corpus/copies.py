@@ -7,7 +7,11 @@ rank. Two sections are copies when their facet values are equal, their files hav
 (a ``-pypi`` twin counted as its original) and their heading paths are equal, or their files sit at
 one path once a ``packages/<name>/`` folder is taken out and their headings below the page title are
 equal (a package's README has a title of its own), and their texts, with case, punctuation, link
-targets and URLs taken out, share at least ``NEAR`` of their word pairs. A twin whose example calls
+targets and URLs taken out, share at least ``NEAR`` of their word pairs. A package's own copy of a
+README topic or an operation (the same ``kind``, ``topic`` or ``operation``, at the same place) is a
+copy whatever its text: it answers the same question for another client of the same SDK (its own
+client class, endpoint and model names in the examples, error classes of its own), which is what a
+package folder is. A twin whose example calls
 another operation stays a copy; two operations of one shape in different resources have different
 headings or paths, so never are; one section in two languages is folding's, not a copy. Nothing is
 removed: every copy stays in the index and readable with ``get_doc``; the groups are recorded in the
@@ -23,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 
 from docs_mcp.chunk.chunks import Chunk
+from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 
 __all__ = ["copy_groups"]
 
@@ -63,14 +68,22 @@ def _near(one: frozenset[tuple[str, str]], other: frozenset[tuple[str, str]]) ->
     return len(one & other) >= NEAR * len(one | other)
 
 
+def _answers_alike(chunk: Chunk) -> bool:
+    """A README topic or an operation: its per-package copies answer the same question."""
+    return chunk.metadata.get(KIND) in (TOPIC, OPERATION)
+
+
 def _preference(chunk: Chunk) -> tuple[int, int, str]:
     # The main copy first: outside packages/ folders, not a -PYPI twin, shallowest, then by id.
     path = chunk.file_path.lower()
     return ("/packages/" in f"/{path}") + ("-pypi" in path), path.count("/"), chunk.id
 
 
-def _clusters(chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]]) -> list[list[Chunk]]:
-    """Copies among the chunks of each ``block``: each cluster's main copy first."""
+def _clusters(
+    chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]], alike: Callable[[Chunk], bool]
+) -> list[list[Chunk]]:
+    """Copies among the chunks of each ``block``: near-identical texts, or any text when ``alike``
+    holds of the chunk (the block already holds chunks of one kind); each cluster's main copy first."""
     blocks: dict[tuple[str, ...], list[Chunk]] = defaultdict(list)
     for chunk in chunks:
         blocks[block(chunk)].append(chunk)
@@ -83,7 +96,10 @@ def _clusters(chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]]
         clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[Chunk]]] = []
         for chunk in sorted(members, key=_preference):
             pairs = _pairs(chunk)
-            home = next((c for c in clusters if chunk.file_path not in c[1] and _near(pairs, c[0])), None)
+            home = next(
+                (c for c in clusters if chunk.file_path not in c[1] and (alike(chunk) or _near(pairs, c[0]))),
+                None,
+            )
             if home is None:
                 clusters.append((pairs, {chunk.file_path}, [chunk]))
             else:
@@ -98,7 +114,8 @@ def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
     Copies found by name and by place are one group when they share a section."""
     usable = [chunk for chunk in chunks if chunk.text.strip()]
     group_of: dict[str, list[Chunk]] = {}
-    for found in (*_clusters(usable, _by_name), *_clusters(usable, _by_place)):
+    by_name = _clusters(usable, _by_name, lambda _: False)
+    for found in (*by_name, *_clusters(usable, _by_place, _answers_alike)):
         merged = {chunk.id: chunk for chunk in found}
         for chunk in found:
             merged.update((other.id, other) for other in group_of.get(chunk.id, ()))

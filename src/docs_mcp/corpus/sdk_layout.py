@@ -8,7 +8,9 @@ A folder named after a language (``typescript``, ``py``, ``golang``, ...) is an 
 layout says so: it sits beside other language folders (``dub/{go,python,typescript}``), under an
 ``sdks/`` (``sdks/<lang>/``), or its code fences are mostly in that language. A file belongs to
 the outermost SDK folder above it (``language`` = the folder's language, ``scope`` =
-``sdk-specific``); every other file is a ``global-guide``.
+``sdk-specific``); every other file is a ``global-guide``. When the SDK folders sit in two or more
+parent folders (``dub/{go,python}``, ``mistral/{python,typescript}``), each parent holds the clients
+of one API and names it: ``api`` = the parent folder's name, so "in the dub python sdk" can name it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Protocol
 
 LANGUAGE = "language"
 SCOPE = "scope"
+API = "api"
 SDK_SPECIFIC = "sdk-specific"
 GLOBAL_GUIDE = "global-guide"
 
@@ -120,6 +123,21 @@ class Layout:
     def languages(self) -> tuple[str, ...]:
         return tuple(sorted({sdk.language for sdk in self.sdk_folders}))
 
+    def api_of(self, sdk: SdkFolder) -> str | None:
+        """The API ``sdk`` is a client of: its parent folder's name, when the SDK folders sit in two or
+        more parents (one parent is the whole corpus: its name says nothing a filter could use)."""
+        parents = {folder.parent for folder in self.sdk_folders}
+        return PurePosixPath(sdk.parent).name if len(parents) > 1 and sdk.parent else None
+
+    @property
+    def apis(self) -> tuple[str, ...]:
+        return tuple(sorted({api for sdk in self.sdk_folders if (api := self.api_of(sdk))}))
+
+    def sdk_metadata(self, sdk: SdkFolder) -> dict[str, str]:
+        """The facet values of ``sdk``'s files: its language, ``scope`` and, when known, its API."""
+        api = self.api_of(sdk)
+        return {LANGUAGE: sdk.language, SCOPE: SDK_SPECIFIC, **({API: api} if api else {})}
+
 
 def infer_layout(outlines: Iterable[Outlined]) -> Layout:
     """The SDK folders of a docs folder, outermost first. Raises nothing."""
@@ -173,18 +191,22 @@ def _evidence(folder: str, folders: set[str], fences: int, matching: int) -> str
 
 
 def taxonomy(layout: Layout) -> dict[str, Any]:
-    """The taxonomy a layout declares: ``language`` (folding across languages) and ``scope``."""
-    return {
+    """The taxonomy a layout declares: ``language`` (folding across languages), ``scope`` and, with
+    SDK folders of several APIs, ``api``."""
+    declared: dict[str, Any] = {
         LANGUAGE: {"vector_collapse": True, "properties": {language: {} for language in layout.languages}},
         SCOPE: {"properties": {GLOBAL_GUIDE: {}, SDK_SPECIFIC: {}}},
     }
+    if layout.apis:
+        declared[API] = {"properties": {api: {} for api in layout.apis}}
+    return declared
 
 
 def layout_manifests(layout: Layout, paths: Iterable[str]) -> dict[str, dict[str, Any]]:
     """The facets of ``layout`` as manifest data by folder ("" for the root): the root declares the
     taxonomy (and ``scope: global-guide`` when some files are outside every SDK folder), each SDK
-    folder its ``language`` and ``scope: sdk-specific``. Empty when there is no SDK folder. No
-    strategy: the files keep the built-in default."""
+    folder its ``language``, ``scope: sdk-specific`` and ``api`` when known. Empty when there is no
+    SDK folder. No strategy: the files keep the built-in default."""
     if not layout.sdk_folders:
         return {}
     root: dict[str, Any] = {"version": "1", "taxonomy": taxonomy(layout)}
@@ -192,5 +214,5 @@ def layout_manifests(layout: Layout, paths: Iterable[str]) -> dict[str, dict[str
         root["metadata"] = {SCOPE: GLOBAL_GUIDE}
     manifests = {"": root}
     for sdk in layout.sdk_folders:
-        manifests[sdk.folder] = {"version": "1", "metadata": {LANGUAGE: sdk.language, SCOPE: SDK_SPECIFIC}}
+        manifests[sdk.folder] = {"version": "1", "metadata": layout.sdk_metadata(sdk)}
     return manifests

@@ -14,7 +14,16 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME
-from docs_mcp.fix.layout import GLOBAL_GUIDE, LANGUAGE, SCOPE, SDK_PARENTS, SDK_SPECIFIC, Layout, taxonomy
+from docs_mcp.fix.layout import (
+    API,
+    GLOBAL_GUIDE,
+    LANGUAGE,
+    SCOPE,
+    SDK_PARENTS,
+    SDK_SPECIFIC,
+    Layout,
+    taxonomy,
+)
 from docs_mcp.fix.outline import FileOutline
 from docs_mcp.fix.strategy_choice import Decision, choose
 
@@ -58,10 +67,15 @@ def draft_manifests(
             f"declare the facets {LANGUAGE} ({', '.join(layout.languages)}: one value per SDK folder, "
             f"collapsing near-identical results across languages) and {SCOPE} ({SDK_SPECIFIC} inside "
             f"SDK folders, {GLOBAL_GUIDE} elsewhere)"
+            + (
+                f", and {API} ({', '.join(layout.apis)}: the folders holding each API's SDKs)"
+                if layout.apis
+                else ""
+            )
         )
     for sdk in layout.sdk_folders:
         draft = ManifestDraft(sdk.folder, {"version": "1"})
-        draft.data["metadata"] = {LANGUAGE: sdk.language, SCOPE: SDK_SPECIFIC}
+        draft.data["metadata"] = layout.sdk_metadata(sdk)
         draft.reasons.append(f"{sdk.folder} is the {sdk.language} SDK ({sdk.files} files): {sdk.evidence}")
         inside = [o for o in outlines if o.path.startswith(sdk.folder + "/")]
         _strategies(draft, choose(inside, sdk.folder, max_size))

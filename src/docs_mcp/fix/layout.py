@@ -2,6 +2,7 @@
 infers the same facets for a folder without manifests)."""
 
 from docs_mcp.corpus.sdk_layout import (
+    API,
     GLOBAL_GUIDE,
     LANGUAGE,
     LANGUAGE_NAMES,
@@ -15,6 +16,7 @@ from docs_mcp.corpus.sdk_layout import (
 )
 
 __all__ = [
+    "API",
     "GLOBAL_GUIDE",
     "LANGUAGE",
     "LANGUAGE_NAMES",

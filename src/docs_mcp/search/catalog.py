@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 
 from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.folding import HitRow
-from docs_mcp.search.kind_prior import KIND
+from docs_mcp.search.kind_prior import KIND, Role
 from docs_mcp.search.types import Section
 from docs_mcp.store.columns import FILE_CHUNKS_COLUMN, POSITION_COLUMN, URL_COLUMN, facet_column
 from docs_mcp.store.index_manifest import pick_example
@@ -205,9 +205,14 @@ class RowCatalog:
         row = self._rows_of([cid])[cid]
         return HitRow(row.file_path, row.facets)
 
-    def kinds(self, ids: Iterable[str]) -> dict[str, str | None]:
-        """The ``kind`` facet of each of ``ids`` the index holds, read together."""
-        return {cid: row.facets.get(KIND) for cid, row in self._rows_of(ids).items()}
+    def roles(self, ids: Iterable[str]) -> dict[str, Role]:
+        """The ``kind`` facet and own names of each of ``ids`` the index holds, read together: its
+        heading, and the heading above it when it sits below the page title (a subsection of an
+        operation is named by its operation too)."""
+        return {
+            cid: Role(row.facets.get(KIND), (row.heading, *row.breadcrumb[1:][-1:]))
+            for cid, row in self._rows_of(ids).items()
+        }
 
     def ids_with(self, values: Mapping[str, Collection[str]]) -> list[str]:
         """Ids of the chunks holding any of ``values[facet]`` for any facet, files sorted, in file order."""

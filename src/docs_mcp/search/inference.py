@@ -10,8 +10,13 @@ then ranks the hits of the named value first (without dropping the rest) and say
   the JavaScript names (js, node, node.js) for ``typescript`` when the index has no ``javascript``.
 
 Words that are also plain English ("go", "swift", "rust", "c") name a language only beside a cue
-("in go", "for go", "the go sdk"): "how do I go to the next page" names none. A facet counts only
+("in go", "for go", "the go sdk") or after another value's name that needs none ("in dub go", the
+API named before its language): "how do I go to the next page" names none. A facet counts only
 when the query names exactly one of its values; a facet the caller set is never inferred.
+
+The words that named an inferred value leave the full-text query (``without_names``), and with them
+the noun right after them that names the thing they qualify ("the python sdk", "the go client"):
+once the filter holds, "sdk" would only match every page that says "SDK".
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ _CUES_AFTER = frozenset(
     {"sdk", "sdks", "client", "library", "lib", "package", "module", "code", "example", "examples"}
     | {"snippet", "version", "app", "program", "bindings", "api", "server", "developers"}
 )
+# The cue nouns that, right after a named value, name the SDK itself: they leave the query with it.
+_SDK_NOUNS = frozenset({"sdk", "sdks", "client", "library", "lib", "package", "module", "bindings"})
 _WORD = re.compile(r"[^\W_]+(?:\.js|#|\+\+)?")
 
 Words = tuple[str, ...]
@@ -94,10 +101,11 @@ class Vocabulary:
         """The facet values ``query`` names, for facets not in ``explicit`` (see the module docstring)."""
         tokens = words(query)
         inferred: dict[str, str] = {}
+        plain = self._plain_names(tokens)
         for facet, names in self._names.items():
             if facet in explicit:
                 continue
-            named = {name.value for name in names if _named(name, tokens)}
+            named = {name.value for name in names if _named(name, tokens, plain)}
             if len(named) == 1:
                 inferred[facet] = named.pop()
         return inferred
@@ -108,18 +116,29 @@ class Vocabulary:
         ("... in python" matching each page that says "python"). ``query`` itself when nothing
         else would be left."""
         tokens = words(query)
+        plain = self._plain_names(tokens)
         spans = [
             name.words
             for facet, value in inferred.items()
             for name in self._names.get(facet, ())
-            if name.value == value and _named(name, tokens)
+            if name.value == value and _named(name, tokens, plain)
         ]
         stripped = query
         for span in sorted(spans, key=len, reverse=True):
-            pattern = r"[\W_]+".join(re.escape(word) for word in span)
+            noun = rf"(?:[\W_]+(?:{'|'.join(sorted(_SDK_NOUNS))}))?"
+            pattern = r"[\W_]+".join(re.escape(word) for word in span) + noun
             stripped = re.sub(rf"(?<![^\W_]){pattern}(?![^\W_])", " ", stripped, flags=re.IGNORECASE)
         left = [word for word in words(stripped) if word not in STOP_WORDS]
         return " ".join(stripped.split()) if left else query
+
+    def _plain_names(self, tokens: Words) -> frozenset[str]:
+        """The one-word names in ``tokens`` that need no cue: they cue a name right after them."""
+        return frozenset(
+            name.words[0]
+            for names in self._names.values()
+            for name in names
+            if len(name.words) == 1 and not name.needs_cue and name.words[0] in tokens
+        )
 
 
 def _builtin_synonyms(values: Sequence[str]) -> dict[str, frozenset[str]]:
@@ -144,7 +163,7 @@ def _stop(name: Words) -> bool:
     return all(word in STOP_WORDS for word in name)
 
 
-def _named(name: _Name, tokens: Words) -> bool:
+def _named(name: _Name, tokens: Words, plain: frozenset[str] = frozenset()) -> bool:
     size = len(name.words)
     for start in range(len(tokens) - size + 1):
         if tokens[start : start + size] != name.words:
@@ -153,6 +172,6 @@ def _named(name: _Name, tokens: Words) -> bool:
             return True
         before = tokens[start - 1] if start > 0 else ""
         after = tokens[start + size] if start + size < len(tokens) else ""
-        if before in _CUES_BEFORE or after in _CUES_AFTER:
+        if before in _CUES_BEFORE or before in plain or after in _CUES_AFTER:
             return True
     return False

@@ -14,12 +14,14 @@ from docs_mcp.search import lance
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.copies import CopyFolder
+from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query, is_long
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
+from docs_mcp.store.columns import facet_column
 
 __all__ = ["Ranker", "Ranking"]
 
@@ -96,7 +98,7 @@ class Ranker:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
             rows = lance.Rows(self._catalog.columns)
-            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched, rows))
+            ranked, complete = lance.run(self._ranked(ranking, depth, wanted, texts, matched, rows))
             for read in rows.read:  # what the page and folding show of each hit: no second read
                 self._catalog.remember(read)
             if not folding and not self._copies:
@@ -112,17 +114,25 @@ class Ranker:
             depth = min(_DEPTH_MAX, 2 * depth)
 
     async def _ranked(
-        self, ranking: Ranking, depth: int, texts: dict[str, str], matched: dict[str, str], rows: lance.Rows
+        self,
+        ranking: Ranking,
+        depth: int,
+        need: int,
+        texts: dict[str, str],
+        matched: dict[str, str],
+        rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking at ``depth`` and whether it holds every hit; the preferred filter's hits first
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
-        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched, rows)
+            return await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
+        first, complete = await self._leg_ranking(
+            ranking, ranking.preferred, depth, need, texts, matched, rows
+        )
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
@@ -130,64 +140,90 @@ class Ranker:
         self,
         ranking: Ranking,
         where: str | None,
-        wanted: int,
+        depth: int,
+        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """:meth:`_legs`, with the kind prior applied when the index has kinds."""
-        ranked, complete = await self._legs(ranking, where, wanted, texts, matched, rows)
+        ranked, complete = await self._legs(ranking, where, depth, need, texts, matched, rows)
         if self._prior is None:
             return ranked, complete
-        # The prior reads every candidate's kind: from the rows the legs just read (remembered now,
-        # not after the search), any others in one batched read, never one query per candidate.
+        return self._weighed(ranking.query, ranked, rows), complete
+
+    def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
+        """``ranked`` with the kind prior applied. It reads every candidate's kind: from the rows the
+        legs just read (remembered now, not after the search), any others in one batched read,
+        never one query per candidate."""
+        assert self._prior is not None
         for read in rows.read:
             self._catalog.remember(read)
         rows.read.clear()
-        kinds = self._catalog.kinds([cid for cid, _ in ranked])
-        return self._prior.apply(ranked, ranking.query, kinds.get), complete
+        roles = self._catalog.roles([cid for cid, _ in ranked])
+        return self._prior.apply(ranked, query, roles.get)
+
+    async def _text_leg(
+        self,
+        ranking: Ranking,
+        where: str | None,
+        depth: int,
+        need: int,
+        texts: dict[str, str],
+        rows: lance.Rows,
+    ) -> tuple[Ranked, bool]:
+        """The full-text leg at ``depth`` and whether it holds every match. When the kind prior lowers
+        some kinds and an unfetched hit of the others could still reach the first ``need`` (the last
+        score fetched, times the prior's largest factor, beats the ``need``-th after the prior),
+        those other kinds are also ranked alone, as deep, and both are taken: the top of a generated
+        SDK reference is often all type pages, with the operation asked for just below the depth."""
+        query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
+        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
+        complete = len(found) < depth
+        lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
+        if complete or not lowered or self._prior is None:
+            return found, complete
+        weighed = self._weighed(ranking.query, found, rows)
+        bound = self._prior.ceiling(ranking.query) * max(found[-1][1], 0.0)
+        if len(weighed) >= need and weighed[need - 1][1] >= bound:
+            return found, complete
+        kept = ", ".join(map(sql_literal, sorted(lowered)))
+        others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
+        more = await lance.text_leg(
+            self._table, query, f"({where}) AND {others}" if where else others, depth, texts, rows
+        )
+        seen = {cid for cid, _ in found}
+        merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
+        return merged, complete
 
     async def _legs(
         self,
         ranking: Ranking,
         where: str | None,
         wanted: int,
+        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
         on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
-        mode, query, vector = ranking.mode, ranking.query, ranking.vector
+        mode, vector = ranking.mode, ranking.vector
         if mode == "fulltext":
-            found = await lance.text_leg(
-                self._table,
-                fulltext_query(query, self._config, self._frequencies.loaded),
-                where,
-                wanted,
-                texts,
-                rows,
-            )
+            found, complete = await self._text_leg(ranking, where, wanted, need, texts, rows)
             matched.update((cid, TEXT) for cid, _ in found)
-            return found, len(found) < wanted
+            return found, complete
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
         by_vector = lance.vector_leg(self._table, vector or [], where, depth, self._ef, texts, rows)
         if mode == "vector":
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
-        by_text = lance.text_leg(
-            self._table,
-            fulltext_query(query, self._config, self._frequencies.loaded),
-            where,
-            depth,
-            texts,
-            rows,
-        )
-        text, vectors = await asyncio.gather(by_text, by_vector)
+        by_text = self._text_leg(ranking, where, depth, need, texts, rows)
+        (text, text_complete), vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
         weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
-        return kept, len(text) < depth and (len(vectors) < depth or weak_tail)
+        return kept, text_complete and (len(vectors) < depth or weak_tail)
 
 
 def earned(
