@@ -17,9 +17,9 @@ Pairs then become rules as general as they stay true: a mirrored tree ``packages
 ``**`` (or one folder of it) where at least ``TRUE_SHARE`` of the files the rule would fold are
 copies, twins in several folders one ``**/README-PYPI.md`` -> ``**/README.md`` rule, rules
 differing in one folder name one rule with ``*`` there when it declares nothing more; the other
-pairs one rule per file where the text test misses some of their sections (the copies it finds fold
-at every build anyway). Pairs linked already, by a manifest or through other pairs (a copy of a
-copy), need no rule.
+pairs one rule per file when a copy by path, or when the text test misses some of their sections
+(other copies it finds fold at every build anyway). Pairs linked already, by a manifest or through
+other pairs (a copy of a copy), need no rule.
 """
 
 from __future__ import annotations
@@ -270,11 +270,13 @@ def copy_rules(
             if len(true) >= TRUE_SHARE * len(folded):
                 rules.append(folder.rule(pattern, copy_of, [pair for pair in declares if pair not in known]))
                 linked.link(declares)
-    # What no glob rule declares: a rule per file where the text test misses sections (it folds
-    # the copies it finds at every build without a rule).
+    # What no glob rule declares: a rule per file that is a copy by its path, or where the text test
+    # misses sections (files of one name in other folders whose copies it finds fold at every build,
+    # and a rule for each would be noise).
     for pair in copies:
         found = folder.evidence(pair)
-        if not linked.linked(pair) and found.detected < found.sections:
+        by_path = pair[1] in _by_path(folder.prefix, pair[0])
+        if not linked.linked(pair) and (by_path or found.detected < found.sections):
             copy, original = (path[len(folder.prefix) :] for path in pair)
             rules.append(folder.rule(copy, original, [pair]))
             linked.link([pair])

@@ -4,11 +4,14 @@ The build recognises each section's role (``chunk/kinds.py``); a manifest rule m
 stable (the next generator run or recogniser change does not move it) and gives a folder's pages the
 recogniser misses the folder's kind. Per manifest, the files it governs are read as a tree:
 
-- a folder (its whole subtree) whose files are ``UNIFORM`` one kind, with no file mixing kinds, at
-  least ``MIN_FILES`` of them, gets one rule, ``folder/**`` (the manifest's own folder: ``**``);
+- a folder (its whole subtree) whose files are ``UNIFORM`` one kind, at least ``MIN_FILES`` of
+  them, gets one rule, ``folder/**`` (the manifest's own folder: ``**``), when a rule can say each
+  of its other files: no file mixes kinds, or has sections of another kind beside unrecognised ones;
 - inside it, a subfolder uniformly of another kind gets its own rule, and a file whose sections are
   all of another kind (an ``...Error`` page among models) a rule for that file, after the folder's;
-- files with no recognised kind take their folder's.
+  a file with no recognised section (an options page among the models) is a ``guide``;
+- a file of the folder's kind with some unrecognised sections (a model page's extra section) takes
+  the folder's kind for all of them.
 
 A file whose kind the manifest already gives is the manifest's decision: it needs no rule, so ``fix``
 run on its own output proposes nothing. New rules go before the manifest's first override that sets
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docs_mcp.chunk.chunking import ChunkedFile
-from docs_mcp.chunk.kinds import KIND, recognise
+from docs_mcp.chunk.kinds import GUIDE, KIND, recognise
 from docs_mcp.corpus.docs_manifest import DocsManifest
 from docs_mcp.corpus.facets import SettingsResolver
 from docs_mcp.fix.repair_round import Round
@@ -31,7 +34,7 @@ from docs_mcp.fix.repair_round import Round
 __all__ = ["MIN_FILES", "UNIFORM", "KindRule", "kind_rules", "propose_kind_rules"]
 
 MIN_FILES = 3  # a folder rule stands for at least this many files; fewer are the recogniser's
-UNIFORM = 0.9  # share of a folder's files of its kind (the others get rules of their own)
+UNIFORM = 0.8  # share of a folder's files of its kind (the others get rules of their own)
 MIXED = "mixed"  # a file whose sections are of several kinds: no rule can say it
 
 
@@ -45,33 +48,56 @@ class KindRule:
     files: tuple[str, ...] = field(default=(), compare=False)  # the files it is for (root-relative)
 
 
+@dataclass(frozen=True)
+class _Kind:
+    """What a file's sections are: one kind, ``MIXED`` or None (none recognised); ``partial`` when
+    some of its sections have none."""
+
+    kind: str | None
+    partial: bool
+
+
 @dataclass
 class _Folder:
-    """A folder of a manifest's tree: its files' kinds (None: none recognised) and its subfolders."""
+    """A folder of a manifest's tree: its files' kinds and its subfolders."""
 
-    files: dict[str, str | None] = field(default_factory=dict)  # local path -> kind
+    files: dict[str, _Kind] = field(default_factory=dict)  # by local path
     folders: dict[str, _Folder] = field(default_factory=dict)
 
-    def every(self) -> dict[str, str | None]:
+    def every(self) -> dict[str, _Kind]:
         found = dict(self.files)
         for folder in self.folders.values():
             found.update(folder.every())
         return found
 
 
-def _file_kind(file: ChunkedFile, recognised: bool) -> str | None:
+def _file_kind(file: ChunkedFile, recognised: bool) -> _Kind:
     kinds = recognise(file.chunks) if recognised else [c.metadata.get(KIND) for c in file.chunks]
     found = {kind for kind in kinds if kind is not None}
-    return found.pop() if len(found) == 1 else (MIXED if found else None)
+    kind = found.pop() if len(found) == 1 else (MIXED if found else None)
+    return _Kind(kind, None in kinds)
 
 
-def _uniform(kinds: Sequence[str | None]) -> str | None:
-    """The kind ``kinds`` are uniformly, or None."""
-    counted = Counter(kind for kind in kinds if kind is not None)
-    if not counted or MIXED in counted or len(kinds) < MIN_FILES:
+def _uniform(kinds: Sequence[_Kind]) -> str | None:
+    """The kind ``kinds`` are uniformly, or None: most of them, at least ``MIN_FILES``, and every
+    other one a file a rule can say (all its sections of another kind, or none recognised: a guide)."""
+    counted = Counter(found.kind for found in kinds if found.kind is not None)
+    if not counted or len(kinds) < MIN_FILES:
         return None
     kind, count = counted.most_common(1)[0]
-    return kind if count >= UNIFORM * len(kinds) else None
+    sayable = all(
+        found.kind in (kind, None) or (found.kind != MIXED and not found.partial) for found in kinds
+    )
+    return kind if sayable and kind != MIXED and count >= UNIFORM * len(kinds) else None
+
+
+def _own_rule(found: _Kind, inherited: str) -> tuple[str, str] | None:
+    """The kind and reason of a file's rule inside a folder of kind ``inherited``, or None."""
+    if found.kind is None:
+        return GUIDE, f"no section of it is recognised, its folder's are {inherited}: a guide"
+    if found.kind != inherited:
+        return found.kind, f"its sections are {found.kind}, its folder's {inherited}"
+    return None
 
 
 def _rules(folder: _Folder, path: str, inherited: str | None, prefix: str) -> list[KindRule]:
@@ -79,26 +105,23 @@ def _rules(folder: _Folder, path: str, inherited: str | None, prefix: str) -> li
     kind = _uniform(list(every.values()))
     rules: list[KindRule] = []
     if kind is not None and kind != inherited:
-        others = Counter(k for k in every.values() if k not in (kind, None))
-        unknown = sum(k is None for k in every.values())
-        same = sum(k == kind for k in every.values())
+        others = Counter(GUIDE if k.kind is None else k.kind for k in every.values() if k.kind != kind)
+        same = sum(k.kind == kind for k in every.values())
         evidence = f"the recogniser finds {same:,} of its {len(every):,} files {kind}"
         if others:
             evidence += (
                 " (" + ", ".join(f"{n} {k}" for k, n in sorted(others.items())) + ": rules of their own)"
             )
-        if unknown:
-            evidence += f"; {unknown} with no recognised kind take it"
         files = tuple(prefix + local for local in every)
         rules.append(KindRule(f"{path}/**" if path else "**", kind, evidence, files))
         inherited = kind
     for name, sub in sorted(folder.folders.items()):
         rules.extend(_rules(sub, f"{path}/{name}" if path else name, inherited, prefix))
     if inherited is not None:
-        for local, own in sorted(folder.files.items()):
-            if own not in (None, MIXED, inherited):
-                evidence = f"its sections are {own}, its folder's {inherited}"
-                rules.append(KindRule(local, own, evidence, (prefix + local,)))
+        for local, found in sorted(folder.files.items()):
+            own = _own_rule(found, inherited)
+            if own is not None:
+                rules.append(KindRule(local, own[0], own[1], (prefix + local,)))
     return rules
 
 
