@@ -73,6 +73,8 @@ class CopyRule:
 
 
 def _words(chunk: Chunk) -> frozenset[tuple[str, str]]:
+    # The evidence's own measure of "alike", shown to the user and judged against ALIKE; the
+    # detector's test (copies.py) is tuned for ranking apart from it.
     words = re.findall(r"\w+", _LINK_TARGET.sub("]", chunk.markdown.lower()))
     return frozenset(pairwise(words)) or frozenset({(" ".join(words), "")})
 
