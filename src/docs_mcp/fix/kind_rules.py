@@ -9,7 +9,8 @@ recogniser misses the folder's kind. Per manifest, the files it governs are read
   of its other files: no file mixes kinds, or has sections of another kind beside unrecognised ones;
 - inside it, a subfolder uniformly of another kind gets its own rule, and a file whose sections are
   all of another kind (an ``...Error`` page among models) a rule for that file, after the folder's;
-  a file with no recognised section (an options page among the models) is a ``guide``;
+  a file with no recognised section (an options page among the models) is a ``guide``, when at
+  most ``GUIDES`` of the folder's files are;
 - a file of the folder's kind with some unrecognised sections (a model page's extra section) takes
   the folder's kind for all of them.
 
@@ -31,10 +32,11 @@ from docs_mcp.corpus.docs_manifest import DocsManifest
 from docs_mcp.corpus.facets import SettingsResolver
 from docs_mcp.fix.repair_round import Round
 
-__all__ = ["MIN_FILES", "UNIFORM", "KindRule", "kind_rules", "propose_kind_rules"]
+__all__ = ["GUIDES", "MIN_FILES", "UNIFORM", "KindRule", "kind_rules", "propose_kind_rules"]
 
 MIN_FILES = 3  # a folder rule stands for at least this many files; fewer are the recogniser's
 UNIFORM = 0.8  # share of a folder's files of its kind (the others get rules of their own)
+GUIDES = 0.05  # at most this share of them with no recognised section (each a guide)
 MIXED = "mixed"  # a file whose sections are of several kinds: no rule can say it
 
 
@@ -88,7 +90,11 @@ def _uniform(kinds: Sequence[_Kind]) -> str | None:
     sayable = all(
         found.kind in (kind, None) or (found.kind != MIXED and not found.partial) for found in kinds
     )
-    return kind if sayable and kind != MIXED and count >= UNIFORM * len(kinds) else None
+    # Pages with nothing recognised are a few stray guides at most: more say the folder is not
+    # one of generated pages, whose next page a folder rule would wrongly say.
+    guides = sum(found.kind is None for found in kinds)
+    uniform = count >= UNIFORM * len(kinds) and guides <= GUIDES * len(kinds)
+    return kind if sayable and uniform and kind != MIXED else None
 
 
 def _own_rule(found: _Kind, inherited: str) -> tuple[str, str] | None:
