@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from docs_mcp.corpus.globs import GlobError, compile_glob, glob_matches
+from docs_mcp.corpus.globs import GlobError, compile_glob, fill, glob_matches, template_problem
 from docs_mcp.limits import MAX_GLOB_ALTERNATIVES
 
 pytestmark = pytest.mark.timeout(60)
@@ -127,3 +127,41 @@ def test_the_segment_matcher_agrees_with_the_regex_it_replaced(segments: list[st
         return
     expected = re.fullmatch(_reference_regex(pattern), path) is not None
     assert glob_matches(pattern, path) is expected, (pattern, path)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "template", "filled"),
+    [
+        ("README-PYPI.md", "README-PYPI.md", "README.md", "README.md"),
+        ("packages/*/docs/**", "packages/azure/docs/models/link.md", "docs/**", "docs/models/link.md"),
+        ("packages/*/**", "packages/gcp/README.md", "**", "README.md"),
+        ("*/README-PYPI.md", "python/README-PYPI.md", "*/README.md", "python/README.md"),
+        ("packages/{azure,gcp}/docs/**", "packages/gcp/docs/a.md", "docs/**", "docs/a.md"),
+        ("a/**/b/**/c.md", "a/x/y/b/c.md", "q/**/r/**/c.md", "q/x/y/r/c.md"),  # an empty ** leaves no segment
+        ("pkg/*/*.md", "pkg/one/two.md", "main/*/index.md", "main/one/index.md"),  # *.md takes nothing
+    ],
+)
+def test_a_template_is_filled_with_what_the_patterns_whole_wildcards_took(
+    pattern: str, path: str, template: str, filled: str
+) -> None:
+    captures = compile_glob(pattern).captures(path)
+    assert captures is not None and template_problem(template, pattern) is None
+    assert fill(template, captures) == filled
+
+
+def test_a_path_the_pattern_does_not_match_has_no_captures() -> None:
+    assert compile_glob("packages/*/docs/**").captures("docs/a.md") is None
+
+
+@pytest.mark.parametrize(
+    ("template", "pattern", "problem"),
+    [
+        ("docs/*.md", "docs/**", "whole segments"),
+        ("docs/[ab]/x.md", "docs/**", "whole segments"),
+        ("*/x.md", "docs/**", "more * or **"),
+        ("**/**", "docs/**", "more * or **"),
+        ("docs//x.md", "x.md", "empty path segment"),
+    ],
+)
+def test_a_template_that_cannot_be_filled_says_why(template: str, pattern: str, problem: str) -> None:
+    assert problem in (template_problem(template, pattern) or "")

@@ -40,18 +40,23 @@ from docs_mcp.chunk.chunks import Chunk
 
 __all__ = [
     "ERROR",
+    "GUIDE",
     "KIND",
+    "KINDS",
     "MODEL",
     "OPERATION",
     "OVERVIEW",
     "TOPIC",
     "is_example_heading",
     "names_sdk_role",
+    "recognise",
     "with_kinds",
 ]
 
 KIND = "kind"
 OPERATION, MODEL, ERROR, TOPIC, OVERVIEW = "operation", "model", "error", "topic", "overview"
+GUIDE = "guide"  # never recognised: a manifest, front matter or hint says it
+KINDS = (OPERATION, MODEL, ERROR, TOPIC, OVERVIEW, GUIDE)  # the values ``kind`` may take
 
 Path = tuple[str, ...]
 

@@ -13,23 +13,25 @@ copy whatever its text: it answers the same question for another client of the s
 client class, endpoint and model names in the examples, error classes of its own), which is what a
 package folder is. A twin whose example calls
 another operation stays a copy; two operations of one shape in different resources have different
-headings or paths, so never are; one section in two languages is folding's, not a copy. Nothing is
-removed: every copy stays in the index and readable with ``get_doc``; the groups are recorded in the
-index manifest (``copies``), where search folds a group's hits into its best one (``also_in``), and
-``validate`` counts them.
+headings or paths, so never are; one section in two languages is folding's, not a copy. Files a
+manifest declares copies of others (an override's ``copy_of``: ``declared``) add their sections
+of the same headings as their original's, whatever the texts and facets (``declared_clusters``).
+Nothing is removed: every copy stays in the index and readable with ``get_doc``; the groups are
+recorded in the index manifest (``copies``), where search folds a group's hits into its best one
+(``also_in``), and ``validate`` counts them.
 """
 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from itertools import pairwise
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 
-__all__ = ["copy_groups"]
+__all__ = ["copy_groups", "declared_clusters"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -109,13 +111,19 @@ def _clusters(
     return found
 
 
-def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
+def copy_groups(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
     """The chunk ids of each group of two or more copies, the main copy first; groups in id order.
-    Copies found by name and by place are one group when they share a section."""
+    Copies found by name and by place are one group when they share a section. ``declared``: the
+    ``(copy, original)`` file paths manifests declare (``copy_rules.py``); their sections join the
+    groups too, a declared copy never first."""
     usable = [chunk for chunk in chunks if chunk.text.strip()]
+    declared = list(declared)
     group_of: dict[str, list[Chunk]] = {}
-    by_name = _clusters(usable, _by_name, lambda _: False)
-    for found in (*by_name, *_clusters(usable, _by_place, _answers_alike)):
+    for found in (
+        *_clusters(usable, _by_name, lambda _: False),
+        *_clusters(usable, _by_place, _answers_alike),
+        *declared_clusters(usable, declared),
+    ):
         merged = {chunk.id: chunk for chunk in found}
         for chunk in found:
             merged.update((other.id, other) for other in group_of.get(chunk.id, ()))
@@ -123,4 +131,40 @@ def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
         for chunk in group:
             group_of[chunk.id] = group
     unique = {id(group): group for group in group_of.values()}.values()
-    return sorted([chunk.id for chunk in sorted(group, key=_preference)] for group in unique)
+    copies = {copy for copy, _ in declared}
+    return sorted(
+        [chunk.id for chunk in sorted(group, key=lambda c: (c.file_path in copies, _preference(c)))]
+        for group in unique
+    )
+
+
+# -- declared copies ------------------------------------------------------------------------------
+
+
+def _section_keys(chunks: Iterable[Chunk]) -> dict[str, dict[tuple[str, ...], Chunk]]:
+    """Each file's sections by their headings below the page title (a package's README titles
+    itself) and their part (the parts of one cut section, in order)."""
+    files: dict[str, dict[tuple[str, ...], Chunk]] = defaultdict(dict)
+    parts: Counter[tuple[str, tuple[str, ...]]] = Counter()
+    for chunk in chunks:
+        headings = (*chunk.breadcrumb[1:], chunk.heading) if chunk.breadcrumb else (chunk.heading,)
+        key = tuple(heading.lower() for heading in headings)
+        part = parts[chunk.file_path, key]
+        parts[chunk.file_path, key] += 1
+        files[chunk.file_path][(*key, f"#{part}")] = chunk
+    return files
+
+
+def declared_clusters(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]]) -> list[list[Chunk]]:
+    """For each ``(copy, original)`` pair of file paths, the pairs ``[original's section, copy's]``
+    with the same headings below the page title and the same part; sections of the copy that its
+    original lacks (a package's own page section) pair with nothing."""
+    pairs = list(declared)
+    if not pairs:
+        return []
+    files = _section_keys(chunks)
+    found: list[list[Chunk]] = []
+    for copy, original in pairs:
+        sections = files.get(original, {})
+        found.extend([sections[key], chunk] for key, chunk in files.get(copy, {}).items() if key in sections)
+    return found

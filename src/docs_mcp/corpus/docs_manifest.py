@@ -3,7 +3,8 @@
 Rules (``notes/compat.md``): the nearest manifest above a file, walking up to the docs root, governs
 it; manifests in different folders do not merge. Its ``strategy`` and ``metadata`` apply first, then
 every override whose glob (relative to the manifest's folder) matches, in order: override metadata
-merges over the base, an override strategy replaces the base strategy.
+merges over the base, an override strategy replaces the base strategy. An override's ``copy_of``
+says its files are copies of others (``corpus/copy_rules.py`` resolves it).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any, cast
 import jsonschema
 
 from docs_mcp.chunk.chunks import FileSettings
-from docs_mcp.corpus.globs import GlobError, compile_glob, glob_matches
+from docs_mcp.corpus.globs import GlobError, compile_glob, glob_matches, template_problem
 from docs_mcp.errors import Finding
 from docs_mcp.limits import MAX_MANIFEST_BYTES, LimitExceeded, loads_json
 from docs_mcp.parse.strategy import Strategy
@@ -53,6 +54,7 @@ class Override:
     pattern: str
     strategy: Strategy | None = None
     metadata: Mapping[str, str] = field(default_factory=dict)
+    copy_of: str | None = None  # the path of each matching file's original, ``*``/``**`` filled in
 
     def matches(self, relative_path: str) -> bool:
         """True when ``relative_path`` (posix, relative to the manifest's folder) matches the glob."""
@@ -271,7 +273,8 @@ def parse_manifest(data: bytes | None, relative_path: str) -> tuple[DocsManifest
 
 
 def _glob_findings(data: object, path: str, text: str) -> list[Finding]:
-    """An ``invalid-manifest`` error for every override pattern that cannot be compiled."""
+    """An ``invalid-manifest`` error for every override pattern that cannot be compiled, and every
+    ``copy_of`` that cannot name a path for each file its pattern matches."""
     overrides = data.get("overrides") if isinstance(data, dict) else None
     findings = []
     for index, override in enumerate(overrides if isinstance(overrides, list) else []):
@@ -281,11 +284,21 @@ def _glob_findings(data: object, path: str, text: str) -> list[Finding]:
         try:
             compile_glob(pattern)
         except GlobError as error:
-            at = text.find(json.dumps(pattern)[1:-1])
-            line = text.count("\n", 0, at) + 1 if at >= 0 else 0
             message = f"overrides[{index}].pattern: {error}"
-            findings.append(Finding(path, line, "error", message, "invalid-manifest"))
+            findings.append(Finding(path, _line_of(text, pattern), "error", message, "invalid-manifest"))
+            continue
+        copy_of = override.get("copy_of")
+        problem = template_problem(copy_of, pattern) if isinstance(copy_of, str) and copy_of else None
+        if problem is not None:
+            message = f"overrides[{index}].copy_of: {copy_of!r} cannot name the originals: {problem}"
+            findings.append(Finding(path, _line_of(text, copy_of), "error", message, "invalid-manifest"))
     return findings
+
+
+def _line_of(text: str, value: str) -> int:
+    """The line where the JSON string ``value`` first appears in ``text`` (0: not found)."""
+    at = text.find(json.dumps(value)[1:-1])
+    return text.count("\n", 0, at) + 1 if at >= 0 else 0
 
 
 def _salvage_facet_keys(data: object) -> tuple[str, ...]:
@@ -319,7 +332,7 @@ def _build(data: dict[str, Any], path: str, folder: str) -> DocsManifest:
             aliases={v: tuple(p["aliases"]) for v, p in (properties or {}).items() if p.get("aliases")},
         )
     overrides = tuple(
-        Override(o["pattern"], _strategy(o.get("strategy")), dict(o.get("metadata", {})))
+        Override(o["pattern"], _strategy(o.get("strategy")), dict(o.get("metadata", {})), o.get("copy_of"))
         for o in data.get("overrides", [])
     )
     metadata = dict(data.get("metadata", {}))

@@ -3,15 +3,18 @@ checks of every metadata value against them."""
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import FileSettings
+from docs_mcp.chunk.kinds import KIND, KINDS
 from docs_mcp.corpus.docs_manifest import DocsManifest, TaxonomyEntry
 from docs_mcp.errors import Finding
 
 __all__ = [
+    "UNKNOWN_KIND_RULE",
     "FacetSpec",
     "SettingsResolver",
     "check_declarations",
@@ -99,6 +102,8 @@ def _value_problem(key: str, value: object, facets: Mapping[str, FacetSpec]) -> 
             f"metadata value of {key!r} must be a string, got {kind} {value!r}; quote it",
         )
     spec = facets.get(key)
+    if key == KIND:
+        return _kind_problem(value, spec)
     if spec is None:
         return "unknown-metadata-key", (
             f"unknown metadata key {key!r}; declare it in a .docs-mcp.json taxonomy (or metadata) "
@@ -110,6 +115,24 @@ def _value_problem(key: str, value: object, facets: Mapping[str, FacetSpec]) -> 
             "(add it to the taxonomy's properties to allow it)"
         )
     return None
+
+
+UNKNOWN_KIND_RULE = "unknown-kind"
+
+
+def _kind_problem(value: str, spec: FacetSpec | None) -> tuple[str, str] | None:
+    """``kind`` is built in (``chunk/kinds.py``), declared or not: one of its values, or one a
+    taxonomy lists for it."""
+    declared = spec.allowed if spec is not None and spec.allowed is not None else ()
+    known = (*KINDS, *(other for other in declared if other not in KINDS))
+    if value in known:
+        return None
+    close = difflib.get_close_matches(value.lower(), known, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return UNKNOWN_KIND_RULE, (
+        f"unknown kind {value!r}; {hint}the kinds are {', '.join(known)} "
+        "(a taxonomy's kind properties may add more)"
+    )
 
 
 def check_declarations(chunked: ChunkedFile, facets: Mapping[str, FacetSpec]) -> list[Finding]:

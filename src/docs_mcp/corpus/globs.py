@@ -14,6 +14,10 @@ time instead:
   which is always right (a later ``**`` absorbs whatever an earlier place leaves over).
 
 A leading ``./`` or ``/`` is ignored: patterns are relative to the manifest's folder.
+
+A match also yields what the pattern's whole-segment wildcards matched (:meth:`Glob.captures`): the
+folders each ``**`` segment took and the segment each ``*`` segment took, in order, which
+:func:`fill` puts into another path (a ``copy_of`` rule names a copy's original so).
 """
 
 from __future__ import annotations
@@ -26,11 +30,23 @@ from functools import cache
 
 from docs_mcp.limits import MAX_GLOB_ALTERNATIVES, MAX_GLOB_LENGTH
 
-__all__ = ["Glob", "GlobError", "compile_glob", "glob_matches"]
+__all__ = ["Captures", "Glob", "GlobError", "compile_glob", "fill", "glob_matches", "template_problem"]
 
 _GLOBSTAR = "**"
 _MAGIC = re.compile(r"[*?\[]")
+_TEMPLATE_MAGIC = re.compile(r"[*?\[\]{}]")
 Segment = str | re.Pattern[str]  # a literal segment, or the regex of one with wildcards
+_STAR = "*"
+_STAR_REGEX = fnmatch.translate(_STAR)  # what a whole-segment ``*`` compiles to
+
+
+@dataclass(frozen=True)
+class Captures:
+    """What a match's whole-segment wildcards took: each ``*`` segment's segment and each ``**``
+    segment's folders ("/"-joined, "" for none), in pattern order."""
+
+    stars: tuple[str, ...]
+    globstars: tuple[str, ...]
 
 
 class GlobError(ValueError):
@@ -51,14 +67,41 @@ class _Alternative:
         end = len(parts) - len(last)
         if len(first) > end or not _group_matches(first, parts, 0) or not _group_matches(last, parts, end):
             return False
-        position = len(first)
+        return self._places(parts) is not None
+
+    def _places(self, parts: list[str]) -> list[int] | None:
+        """Where each group starts in ``parts`` (first and last anchored, the others leftmost), or
+        None when they do not fit; the caller has checked the first and last groups."""
+        groups = self.groups
+        end = len(parts) - len(groups[-1])
+        places = [0]
+        position = len(groups[0])
         for group in groups[1:-1]:  # each at its leftmost place between the ends
             while position + len(group) <= end and not _group_matches(group, parts, position):
                 position += 1
             if position + len(group) > end:
-                return False
+                return None
+            places.append(position)
             position += len(group)
-        return True
+        return [*places, end]
+
+    def captures(self, parts: list[str]) -> Captures | None:
+        """What the whole-segment wildcards took when ``parts`` matches, else None."""
+        if not self.matches(parts):
+            return None
+        places = self._places(parts) if len(self.groups) > 1 else [0]
+        assert places is not None  # matches() placed them
+        stars = tuple(
+            parts[start + k]
+            for group, start in zip(self.groups, places, strict=True)
+            for k, segment in enumerate(group)
+            if isinstance(segment, re.Pattern) and segment.pattern == _STAR_REGEX
+        )
+        globstars = tuple(
+            "/".join(parts[start + len(group) : following])
+            for group, start, following in zip(self.groups, places, places[1:], strict=False)
+        )
+        return Captures(stars, globstars)
 
 
 @dataclass(frozen=True)
@@ -72,6 +115,49 @@ class Glob:
         """True when the posix ``path`` (relative to the manifest's folder) matches the glob."""
         parts = path.split("/")
         return any(alternative.matches(parts) for alternative in self.alternatives)
+
+    def captures(self, path: str) -> Captures | None:
+        """What the whole-segment wildcards took in the first alternative ``path`` matches; None
+        when it matches none."""
+        parts = path.split("/")
+        return next((found for alt in self.alternatives if (found := alt.captures(parts)) is not None), None)
+
+
+def template_problem(template: str, pattern: str) -> str | None:
+    """Why ``template`` cannot name a path for every match of ``pattern`` (None: it can): its
+    segments must be literal, ``*`` or ``**``, and no more of each than every alternative of the
+    pattern has. Raises ``GlobError`` for a pattern that cannot be compiled."""
+    segments = template.removeprefix("./").lstrip("/").split("/")
+    if any(part not in (_GLOBSTAR, _STAR) and _TEMPLATE_MAGIC.search(part) for part in segments):
+        return "use plain folder and file names, and * or ** only as whole segments"
+    if any(not part for part in segments):
+        return "an empty path segment"
+    glob = compile_glob(pattern)
+    for alternative in glob.alternatives:
+        stars = sum(
+            isinstance(s, re.Pattern) and s.pattern == _STAR_REGEX for g in alternative.groups for s in g
+        )
+        if segments.count(_STAR) > stars or segments.count(_GLOBSTAR) > len(alternative.groups) - 1:
+            return (
+                f"it has more * or ** segments than the pattern {pattern!r} has whole-segment ones "
+                "to fill them with"
+            )
+    return None
+
+
+def fill(template: str, captures: Captures) -> str:
+    """``template`` with its ``*`` and ``**`` segments replaced, in order, by what the pattern's took
+    (``template_problem`` says it has no more of them); a ``**`` that took nothing leaves no segment."""
+    stars, globstars = iter(captures.stars), iter(captures.globstars)
+    parts = []
+    for part in template.removeprefix("./").lstrip("/").split("/"):
+        if part == _GLOBSTAR:
+            parts.append(next(globstars, ""))
+        elif part == _STAR:
+            parts.append(next(stars, ""))
+        else:
+            parts.append(part)
+    return "/".join(part for part in parts if part)
 
 
 def glob_matches(pattern: str, path: str) -> bool:

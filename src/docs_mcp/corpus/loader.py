@@ -19,6 +19,7 @@ from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import with_kinds
 from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
+from docs_mcp.corpus.copy_rules import declared_rules
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
 from docs_mcp.corpus.facets import (
     FacetSpec,
@@ -80,6 +81,8 @@ class Corpus(HasFindings):
     prompts: list[PromptTemplate] = field(default_factory=list)  # the valid ``*.template.md``, by path
     # The SDK folders whose facets came from the layout (a folder without manifests: see sdk_layout.py).
     layout_facets: list[str] = field(default_factory=list)
+    # (copy, original) file paths the manifests declare (overrides' ``copy_of``: copy_rules.py).
+    declared_copies: tuple[tuple[str, str], ...] = ()
 
     def governing(self, path: str) -> DocsManifest | None:
         """The manifest that governs the file at ``path`` (the nearest one above it), if any."""
@@ -254,6 +257,8 @@ def _load(
         findings.append(default_strategy_summary(defaulted, root))
     for manifest in manifests.values():
         findings.extend(check_manifest_metadata(manifest, facets))
+    rules = declared_rules(manifests, [file.path for file in files])
+    findings.extend(rules.findings)
     prompts, prompt_findings = read_templates(
         tree.templates, lambda path, found: _template_text(source, path, found, contents)
     )
@@ -275,6 +280,7 @@ def _load(
         file_keys={job[1]: key for job, key in zip(jobs, keys, strict=True)} if cache is not None else {},
         prompts=prompts,
         layout_facets=sorted(folder for folder in layout if folder),
+        declared_copies=rules.copies,
     )
 
 

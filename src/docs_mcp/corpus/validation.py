@@ -116,7 +116,7 @@ def validate(docs_dir: Path, *, strict: bool = False, site_config: Path | None =
     """
     started = time.perf_counter()
     corpus = load_corpus(docs_dir, site_config=site_config)
-    groups = copy_groups(corpus.chunks)
+    groups = copy_groups(corpus.chunks, corpus.declared_copies)
     return ValidationReport(
         findings=corpus.findings,
         file_count=len(corpus.files),

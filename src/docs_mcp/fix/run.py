@@ -7,7 +7,9 @@
    asked (``llm.py``);
 4. repair rounds (``drift.py``), each checked by loading the folder with the proposed files over it,
    until a round changes nothing: what is proposed validates, and fix run on it proposes nothing.
-   Files whose text and settings a round did not change are not chunked again (``RoundChunks``).
+   Files whose text and settings a round did not change are not chunked again (``RoundChunks``);
+5. ``kind`` and copy rules (``rules.py``), read off the last round's folder and checked without
+   chunking it again.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from docs_mcp.fix.outline import FileOutline, scan
 from docs_mcp.fix.plan_cache import plan_digest, recall, remember
 from docs_mcp.fix.proposal import FixProposal, Mode
 from docs_mcp.fix.repair_round import Round
+from docs_mcp.fix.rules import propose_rules
 from docs_mcp.fix.workspace import Workspace
 from docs_mcp.parse.strategy import DEFAULT_MAX_CHUNK_SIZE
 
@@ -175,11 +178,14 @@ def _analyse(
         if not repair(Round(corpus, workspace, layout, manifests_only=manifests_only)):
             break
         corpus = load(workspace.overlay())
+    checked = propose_rules(Round(corpus, workspace, layout))
     return FixProposal(
         docs_dir=root,
         mode=mode,
         changes=tuple(workspace.changes()),
-        remaining=tuple(corpus.findings),
+        remaining=tuple(
+            sorted({*corpus.findings, *checked}, key=lambda f: (f.path, f.line, f.rule, f.message))
+        ),
         notes=tuple(notes),
         facets={sdk.folder: sdk.language for sdk in layout.sdk_folders},
     )

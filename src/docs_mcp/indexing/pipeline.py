@@ -191,7 +191,7 @@ def build(options: BuildOptions) -> BuildResult:
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
         prompts=tuple(corpus.prompts),
         examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
-        copies=tuple(tuple(group) for group in copy_groups(chunks)),
+        copies=tuple(tuple(group) for group in copy_groups(chunks, corpus.declared_copies)),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     # Rows stream from the row cache (or are made) batch by batch into LanceDB: never the whole table.
