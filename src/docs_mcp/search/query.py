@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lancedb.query import BooleanQuery, FullTextQuery, MatchQuery, Occur, PhraseQuery
@@ -45,23 +46,47 @@ def match_terms(query: str, frequencies: Mapping[str, int] | None = None) -> str
     return " ".join(word for word in distinct if word in rarest)
 
 
-def fulltext_query(
+@dataclass(frozen=True)
+class Clause:
+    """One SHOULD clause of the full-text query: ``text`` matched in ``column`` (word by word, or as a
+    ``phrase``), its BM25 score times ``boost``."""
+
+    text: str
+    column: str
+    boost: float
+    phrase: bool
+
+
+def fulltext_clauses(
     query: str, config: SearchConfig, frequencies: Mapping[str, int] | None = None
-) -> FullTextQuery:
-    """SHOULD clauses, so the columns' BM25 scores are summed (MultiMatchQuery would keep only the best
-    column's score); the query's compound identifiers are split as the index splits them.
-    ``frequencies``: see ``match_terms``."""
+) -> list[Clause]:
+    """The clauses of :func:`fulltext_query` (a score bound reads them too: ``search.bounds``)."""
     columns = [column for column in FTS_COLUMNS if config.boosts.get(column, 0) > 0]
     terms = match_terms(query, frequencies)
     phrases = query_phrases(query, config.max_phrases) if config.phrase_weight > 0 else []
     # A phrase clause has no boost of its own, so the word clauses are scaled up instead: only the
     # ratio matters to the ranking (and to the min-max normalised hybrid fusion).
     scale = 1.0 / config.phrase_weight if phrases else 1.0
+    clauses = [Clause(terms, column, float(config.boosts[column]) * scale, False) for column in columns]
+    clauses.extend(Clause(phrase, column, 1.0, True) for column in columns for phrase in phrases)
+    return clauses
+
+
+def fulltext_query(
+    query: str, config: SearchConfig, frequencies: Mapping[str, int] | None = None
+) -> FullTextQuery:
+    """SHOULD clauses, so the columns' BM25 scores are summed (MultiMatchQuery would keep only the best
+    column's score); the query's compound identifiers are split as the index splits them.
+    ``frequencies``: see ``match_terms``."""
     # pydantic dataclasses: mypy sees their defaulted fields as required
     match: Any = MatchQuery
     phrase_query: Any = PhraseQuery
-    clauses: list[tuple[Occur, FullTextQuery]] = [
-        (Occur.SHOULD, match(terms, column, boost=float(config.boosts[column]) * scale)) for column in columns
-    ]
-    clauses.extend((Occur.SHOULD, phrase_query(phrase, column)) for column in columns for phrase in phrases)
-    return BooleanQuery(clauses)
+    return BooleanQuery(
+        [
+            (
+                Occur.SHOULD,
+                phrase_query(c.text, c.column) if c.phrase else match(c.text, c.column, boost=c.boost),
+            )
+            for c in fulltext_clauses(query, config, frequencies)
+        ]
+    )

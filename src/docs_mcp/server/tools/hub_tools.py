@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
-from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
+from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchPlan, SearchRequest, Section
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
@@ -52,6 +52,7 @@ Fusion = Literal["score", "max", "rrf"]
 FUSION: Fusion = "score"
 _RRF_K = 60
 _PAGE = LIMIT_MAX  # one library's hits are read in pages of this size
+_BOUND_MARGIN = 1e-4  # relative: a bound is in 64-bit floats, LanceDB's scores in 32
 
 
 @dataclass(frozen=True)
@@ -128,8 +129,12 @@ class HubTools:
         *,
         named_first: bool = True,
         max_tokens: int = MAX_TOKENS_DEFAULT,
+        cutoff: bool = True,
     ) -> None:
+        """``cutoff``: a merged search skips the libraries whose bound cannot reach its page (off: asks
+        every library, as before bounds; the answers are the same, see :meth:`_asked`)."""
         self._view = view
+        self._cutoff = cutoff
         self._fusion = fusion
         self._named_first = named_first
         self.max_tokens = max_tokens
@@ -248,18 +253,11 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         wanted = request.offset + request.limit + 1
-        lists: list[tuple[Served, list[Section]]] = []
-        modes: dict[str, str] = {}
-        fallbacks: list[str] = []
+        plans = {served.name: served.state.index.plan(_own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
         by_values: dict[str, int] = {}  # per library, how many of its facet values the query names
-        # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
-        tops = _searches().map(lambda served: _top(served, request, wanted), targets)
-        for served, (sections, mode, fallback, values_named) in zip(targets, tops, strict=True):
-            lists.append((served, sections))
-            modes[served.name] = mode
-            if fallback:
-                fallbacks.append(f"{served.name}: {fallback}")
+        for served in targets:
+            values_named = plans[served.name].inferred_filters
             inferred.update(values_named)
             if values_named:
                 by_values[served.name] = len(values_named)
@@ -270,16 +268,25 @@ class HubTools:
         if not named and by_values and len(by_values) < len(targets):
             most = max(by_values.values())
             named = [name for name, count in by_values.items() if count == most]
-        merged = merge(lists, self._fusion, named if self._named_first else ())
+        first = named if self._named_first else []
+        found = self._asked(targets, plans, request, wanted, first)
+        lists = [(served, found[served.name].hits) for served in targets if served.name in found]
+        merged = merge(lists, self._fusion, first)
         if named and self._named_first:
             inferred[LIBRARY] = ", ".join(named)
         page = merged[request.offset : request.offset + request.limit]
         hint = None
         if not page and request.offset == 0:
             hint = self._hint(request.query, request.filters, targets)
-        # One mode when every library ran the same; hybrid when any did (the others say why not).
-        ran = set(modes.values())
-        mode = ran.pop() if len(ran) == 1 else ("hybrid" if "hybrid" in ran or not ran else "fulltext")
+        # One mode when every library ran the same; hybrid when any did (the others say why not). A
+        # library not asked would have searched full text (only those have a bound), as its plan says.
+        ran = {name: (f.mode, f.fallback_reason) for name, f in found.items()}
+        outcomes = [ran.get(s.name, (plans[s.name].mode, plans[s.name].fallback_reason)) for s in targets]
+        modes = {mode for mode, _ in outcomes}
+        mode = (
+            modes.pop() if len(modes) == 1 else ("hybrid" if "hybrid" in modes or not modes else "fulltext")
+        )
+        fallbacks = [f"{s.name}: {why}" for s, (_, why) in zip(targets, outcomes, strict=True) if why]
         return {
             "query": request.query,
             "filters": dict(request.filters),
@@ -292,6 +299,44 @@ class HubTools:
             "hint": hint,
             "_has_more": len(merged) > request.offset + request.limit,
         }
+
+    def _asked(
+        self,
+        targets: list[Served],
+        plans: Mapping[str, SearchPlan],
+        request: SearchRequest,
+        wanted: int,
+        first: Sequence[str],
+    ) -> dict[str, _Found]:
+        """The best ``wanted`` hits of each library a merged page needs, by library name: every library
+        ranked ``first`` or without a bound; then the others by their bound, best first, until the
+        ``wanted``-th hit merged so far scores above the next one's bound (no hit of it or of any after
+        it could then reach the first ``wanted``). A library whose bound is 0 holds no word of the
+        query. With a fusion other than raw scores, or ``cutoff`` off, every library is asked."""
+        bounded = self._cutoff and self._fusion == "score"
+        must = [s for s in targets if not bounded or s.name in first or plans[s.name].bound is None]
+        rest = sorted(
+            (s for s in targets if s not in must and (plans[s.name].bound or 0.0) > 0.0),
+            key=lambda s: (-(plans[s.name].bound or 0.0), s.name),
+        )
+        # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
+        found = dict(
+            zip(
+                (s.name for s in must),
+                _searches().map(lambda served: _top(served, request, wanted), must),
+                strict=True,
+            )
+        )
+        for served in rest:
+            bound = plans[served.name].bound or 0.0
+            merged = merge([(s, found[s.name].hits) for s in targets if s.name in found], self._fusion, first)
+            if len(merged) >= wanted:
+                last = merged[wanted - 1]
+                # LanceDB scores in 32-bit floats and hits carry 6 decimals: a margin above both.
+                if last.served.name in first or last.fused > bound * (1 + _BOUND_MARGIN) + 1e-6:
+                    break
+            found[served.name] = _top(served, request, wanted)
+        return found
 
     def _hint(self, query: str, filters: Mapping[str, str], searched: list[Served]) -> dict[str, Any]:
         """Where the query does match: other filter values of the searched libraries, and the libraries
@@ -447,12 +492,24 @@ def _check_facets(served: Served, filters: Mapping[str, str], view: HubView) -> 
             )
 
 
-def _top(
-    served: Served, request: SearchRequest, wanted: int
-) -> tuple[list[Section], str, str | None, Mapping[str, str]]:
-    """The best ``wanted`` hits of one library (read in pages), the mode that ran, its fallback reason
-    and the facet values the query names there."""
+@dataclass(frozen=True)
+class _Found:
+    """One library's best hits for a merged page, the mode that ran and its fallback reason."""
+
+    hits: list[Section]
+    mode: str
+    fallback_reason: str | None
+
+
+def _own(served: Served, request: SearchRequest, limit: int) -> SearchRequest:
+    """``request`` as one library runs it: only the filters of its facets, from the first hit."""
     own = {k: v for k, v in request.filters.items() if k in served.facets}
+    return SearchRequest(request.query, own, min(_PAGE, limit), 0, request.mode)
+
+
+def _top(served: Served, request: SearchRequest, wanted: int) -> _Found:
+    """The best ``wanted`` hits of one library (read in pages), the mode that ran and its fallback reason."""
+    own = _own(served, request, wanted).filters
     sections: list[Section] = []
     while True:
         page = served.state.index.search(
@@ -460,4 +517,4 @@ def _top(
         )
         sections += page.hits
         if not page.has_more or len(sections) >= wanted:
-            return sections, page.mode, page.fallback_reason, page.inferred_filters
+            return _Found(sections, page.mode, page.fallback_reason)

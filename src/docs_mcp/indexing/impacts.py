@@ -1,0 +1,68 @@
+"""The ``impacts`` table (``store.impact_table``): per token of each full-text column, the highest BM25
+score one chunk can give it, from the tokens LanceDB's own tokenizer makes of every row."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from docs_mcp.store.impact_table import HASH_COLUMN, IMPACTS_TABLE, bm25_impact, token_hash
+
+
+class _Column:
+    """One full-text column's token statistics: chunks holding each token, its largest frequency in
+    one chunk, the shortest chunk holding it; and the column's total length in tokens."""
+
+    def __init__(self) -> None:
+        self.stats: dict[str, list[int]] = {}  # token -> [chunks, max frequency, min length]
+        self.tokens = 0
+
+    def add(self, text: str) -> None:
+        counts: dict[str, int] = {}
+        for token in lancedb.tokenize(text):  # the index's tokenizer: FTS() defaults, as the writer uses
+            counts[token.text] = counts.get(token.text, 0) + 1
+        length = sum(counts.values())
+        self.tokens += length
+        for token, frequency in counts.items():
+            held = self.stats.get(token)
+            if held is None:
+                self.stats[token] = [1, frequency, length]
+            else:
+                held[0] += 1
+                held[1] = max(held[1], frequency)
+                held[2] = min(held[2], length)
+
+
+class TokenImpacts:
+    """Per token of each of ``columns``, its BM25 bound: ``add`` the rows batch by batch, then ``write``."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self._columns = {name: _Column() for name in columns}
+        self._rows = 0
+
+    def add(self, batch: pa.RecordBatch) -> None:
+        """Count the tokens of the full-text columns of ``batch``."""
+        self._rows += batch.num_rows
+        for name, column in self._columns.items():
+            for text in batch.column(name).to_pylist():
+                column.add(text or "")
+
+    def write(self, db: Any) -> Any:
+        """Write the bounds as table ``impacts`` of ``db`` (see ``store.impact_table``); returns the
+        table. Raises what LanceDB raises."""
+        impacts: dict[int, dict[str, float]] = {}
+        for name, column in self._columns.items():
+            average = column.tokens / self._rows if self._rows else 0.0
+            for token, (holding, frequency, length) in column.stats.items():
+                score = bm25_impact(self._rows, holding, frequency, length, average)
+                row = impacts.setdefault(token_hash(token), {})
+                row[name] = max(row.get(name, 0.0), score)
+        keys = np.array(sorted(impacts), dtype=np.uint64)
+        arrays = {HASH_COLUMN: pa.array(keys, pa.uint64())}
+        for name in self._columns:
+            arrays[name] = pa.array([impacts[int(key)].get(name, 0.0) for key in keys], pa.float64())
+        return db.create_table(IMPACTS_TABLE, data=pa.table(arrays), mode="create")
