@@ -17,12 +17,13 @@ from mcp import Client
 from server_support import CURSOR_KEY
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.hub.opening import ReadyHub, open_hub
 from docs_mcp.server.hub.specs import parse_index_specs
 from docs_mcp.server.tools.app import index_state
+from docs_mcp.server.tools.hub_merge import named_libraries
 from docs_mcp.server.tools.hub_schema import hub_get_output_schema, hub_search_output_schema
-from docs_mcp.search.types import SearchRequest
-from docs_mcp.server.tools.hub_tools import HubTools, named_libraries
+from docs_mcp.server.tools.hub_tools import HubTools
 from testkit.library_set import figures, labelled_sets
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
@@ -383,6 +384,6 @@ class _CountingSearches:
             index.search = counted
 
     def __exit__(self, *_: object) -> None:
-        for index, original in zip(self._indexes, self._originals, strict=True):
+        for index in self._indexes:
             del index.search  # the instance attribute: the class's method again
         self.libraries = len(self._searched)

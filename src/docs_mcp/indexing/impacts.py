@@ -14,11 +14,14 @@ from docs_mcp.store.impact_table import HASH_COLUMN, IMPACTS_TABLE, bm25_impact,
 
 
 class _Column:
-    """One full-text column's token statistics: chunks holding each token, its largest frequency in
-    one chunk, the shortest chunk holding it; and the column's total length in tokens."""
+    """One full-text column's token statistics: per token, the chunks holding it and the (frequency,
+    chunk length) pairs no other chunk beats on both (more often in a shorter chunk): the chunk scoring
+    highest for the token is one of them, whatever the average length turns out to be. Also the
+    column's total length in tokens."""
 
     def __init__(self) -> None:
-        self.stats: dict[str, list[int]] = {}  # token -> [chunks, max frequency, min length]
+        self.holding: dict[str, int] = {}
+        self.best: dict[str, list[tuple[int, int]]] = {}
         self.tokens = 0
 
     def add(self, text: str) -> None:
@@ -28,13 +31,21 @@ class _Column:
         length = sum(counts.values())
         self.tokens += length
         for token, frequency in counts.items():
-            held = self.stats.get(token)
-            if held is None:
-                self.stats[token] = [1, frequency, length]
-            else:
-                held[0] += 1
-                held[1] = max(held[1], frequency)
-                held[2] = min(held[2], length)
+            self.holding[token] = self.holding.get(token, 0) + 1
+            pairs = self.best.get(token)
+            if pairs is None:
+                self.best[token] = [(frequency, length)]
+            elif not any(f >= frequency and n <= length for f, n in pairs):
+                kept = [(f, n) for f, n in pairs if not (frequency >= f and length <= n)]
+                self.best[token] = [*kept, (frequency, length)]
+
+    def impacts(self, chunks: int) -> dict[str, float]:
+        """Per token, its highest BM25 score in one chunk of the ``chunks`` in the index."""
+        average = self.tokens / chunks if chunks else 0.0
+        return {
+            token: max(bm25_impact(chunks, self.holding[token], f, n, average) for f, n in pairs)
+            for token, pairs in self.best.items()
+        }
 
 
 class TokenImpacts:
@@ -56,9 +67,7 @@ class TokenImpacts:
         table. Raises what LanceDB raises."""
         impacts: dict[int, dict[str, float]] = {}
         for name, column in self._columns.items():
-            average = column.tokens / self._rows if self._rows else 0.0
-            for token, (holding, frequency, length) in column.stats.items():
-                score = bm25_impact(self._rows, holding, frequency, length, average)
+            for token, score in column.impacts(self._rows).items():
                 row = impacts.setdefault(token_hash(token), {})
                 row[name] = max(row.get(name, 0.0), score)
         keys = np.array(sorted(impacts), dtype=np.uint64)

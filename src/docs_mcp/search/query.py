@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -59,17 +60,35 @@ class Clause:
 
 def fulltext_clauses(
     query: str, config: SearchConfig, frequencies: Mapping[str, int] | None = None
-) -> list[Clause]:
+) -> tuple[Clause, ...]:
     """The clauses of :func:`fulltext_query` (a score bound reads them too: ``search.bounds``)."""
-    columns = [column for column in FTS_COLUMNS if config.boosts.get(column, 0) > 0]
-    terms = match_terms(query, frequencies)
-    phrases = query_phrases(query, config.max_phrases) if config.phrase_weight > 0 else []
+    boosts = tuple((column, float(config.boosts.get(column, 0))) for column in FTS_COLUMNS)
+    if frequencies is not None and is_long(query):
+        return _clauses(
+            match_terms(query, frequencies), query, boosts, config.phrase_weight, config.max_phrases
+        )
+    # The same for every library a search across libraries plans: made once.
+    return _cached_clauses(query, boosts, config.phrase_weight, config.max_phrases)
+
+
+def _clauses(
+    terms: str, query: str, boosts: tuple[tuple[str, float], ...], phrase_weight: float, max_phrases: int
+) -> tuple[Clause, ...]:
+    phrases = query_phrases(query, max_phrases) if phrase_weight > 0 else []
     # A phrase clause has no boost of its own, so the word clauses are scaled up instead: only the
     # ratio matters to the ranking (and to the min-max normalised hybrid fusion).
-    scale = 1.0 / config.phrase_weight if phrases else 1.0
-    clauses = [Clause(terms, column, float(config.boosts[column]) * scale, False) for column in columns]
-    clauses.extend(Clause(phrase, column, 1.0, True) for column in columns for phrase in phrases)
-    return clauses
+    scale = 1.0 / phrase_weight if phrases else 1.0
+    columns = [(column, boost) for column, boost in boosts if boost > 0]
+    clauses = [Clause(terms, column, boost * scale, False) for column, boost in columns]
+    clauses.extend(Clause(phrase, column, 1.0, True) for column, _ in columns for phrase in phrases)
+    return tuple(clauses)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_clauses(
+    query: str, boosts: tuple[tuple[str, float], ...], phrase_weight: float, max_phrases: int
+) -> tuple[Clause, ...]:
+    return _clauses(match_terms(query), query, boosts, phrase_weight, max_phrases)
 
 
 def fulltext_query(

@@ -3,8 +3,8 @@
 A search across libraries (``server.tools.hub_tools``) asks a library only when its best possible
 score could still reach the page: the bound of a query is the sum over its clauses' tokens of these
 impacts (``search.bounds``). Tokens are LanceDB's own (``lancedb.tokenize`` with the options of the
-full-text index), and an impact is LanceDB's BM25 term score with the largest term frequency and
-the shortest chunk that hold the token, so no chunk scores above it. Rows are keyed by a 64-bit hash
+full-text index), and an impact is the token's highest BM25 term score in any one chunk, computed
+as LanceDB scores it. Rows are keyed by a 64-bit hash
 of the token, sorted; tokens sharing a hash keep the larger impact (a query token that only shares
 a hash gets a bound too high, never too low). Indexes built before the table have none: a search
 across libraries always asks them.

@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import base64
 import json
-import re
-import threading
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
-from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchPlan, SearchRequest, Section
+from docs_mcp.search.types import UNFILTERED, SearchRequest, Section
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
+from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
 from docs_mcp.server.tools.shapes import (
@@ -41,61 +38,6 @@ from docs_mcp.server.tools.shapes import (
 )
 from docs_mcp.server.tools.text_content import render_get, render_search
 from docs_mcp.server.tools.tool_schema import GET_TOOL, RESERVED_ARGUMENTS, SEARCH_TOOL
-
-# How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
-# library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library); hits of a
-# library the query names come first in each (named_libraries). Measured on the union of the
-# claude-docs and SDK labelled sets (python -m testkit.library_set; README, Measured): raw scores
-# lose least against asking each set's own library; "max" and "rrf" put every library's best hit at
-# the top, so a question about one library gets the others' best guesses among its answers.
-Fusion = Literal["score", "max", "rrf"]
-FUSION: Fusion = "score"
-_RRF_K = 60
-_PAGE = LIMIT_MAX  # one library's hits are read in pages of this size
-_BOUND_MARGIN = 1e-4  # relative: a bound is in 64-bit floats, LanceDB's scores in 32
-
-
-@dataclass(frozen=True)
-class _Hit:
-    served: Served
-    section: Section
-    rank: int  # 1-based, within its library
-    fused: float
-
-
-def merge(
-    lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION, first: Sequence[str] = ()
-) -> list[_Hit]:
-    """One ranking of every library's best-first hits, the hits of the libraries in ``first`` ahead.
-    Each fused score depends only on the hit's own list up to it, so a page read deeper merges to
-    the same order as a shallower one."""
-    hits: list[_Hit] = []
-    for served, sections in lists:
-        best = max((s.score or 0.0 for s in sections), default=0.0) or 1.0
-        for rank, section in enumerate(sections, 1):
-            score = section.score or 0.0
-            fused = {"score": score, "max": score / best, "rrf": 1.0 / (_RRF_K + rank)}[fusion]
-            hits.append(_Hit(served, section, rank, fused))
-    hits.sort(key=lambda h: (h.served.name not in first, -h.fused, h.rank, h.served.name, h.section.chunk_id))
-    return hits
-
-
-# Words of a library's name too general to say the query is about it ("acme-docs": "acme" names it).
-_GENERIC = {"api", "apis", "doc", "docs", "documentation", "guide", "guides", "reference", "sdk", "sdks"}
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def named_libraries(query: str, names: Sequence[str]) -> list[str]:
-    """The libraries whose name the query says (the whole name, or a distinctive word of it, e.g.
-    'claude' for claude-docs): their hits rank first, as facet values a query names do."""
-    words = set(_WORD.findall(query.lower()))
-    text = " ".join(_WORD.findall(query.lower()))
-    named = []
-    for name in names:
-        parts = [w for w in _WORD.findall(name) if w not in _GENERIC and len(w) > 2]
-        if " ".join(_WORD.findall(name)) in text or any(part in words for part in parts):
-            named.append(name)
-    return named
 
 
 def _hit_dict(served: Served, section: Section) -> dict[str, Any]:
@@ -253,7 +195,7 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         wanted = request.offset + request.limit + 1
-        plans = {served.name: served.state.index.plan(_own(served, request, wanted)) for served in targets}
+        plans = {served.name: served.state.index.plan(own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
         by_values: dict[str, int] = {}  # per library, how many of its facet values the query names
         for served in targets:
@@ -269,7 +211,7 @@ class HubTools:
             most = max(by_values.values())
             named = [name for name, count in by_values.items() if count == most]
         first = named if self._named_first else []
-        found = self._asked(targets, plans, request, wanted, first)
+        found = asked(targets, plans, request, wanted, first, self._fusion, self._cutoff)
         lists = [(served, found[served.name].hits) for served in targets if served.name in found]
         merged = merge(lists, self._fusion, first)
         if named and self._named_first:
@@ -299,44 +241,6 @@ class HubTools:
             "hint": hint,
             "_has_more": len(merged) > request.offset + request.limit,
         }
-
-    def _asked(
-        self,
-        targets: list[Served],
-        plans: Mapping[str, SearchPlan],
-        request: SearchRequest,
-        wanted: int,
-        first: Sequence[str],
-    ) -> dict[str, _Found]:
-        """The best ``wanted`` hits of each library a merged page needs, by library name: every library
-        ranked ``first`` or without a bound; then the others by their bound, best first, until the
-        ``wanted``-th hit merged so far scores above the next one's bound (no hit of it or of any after
-        it could then reach the first ``wanted``). A library whose bound is 0 holds no word of the
-        query. With a fusion other than raw scores, or ``cutoff`` off, every library is asked."""
-        bounded = self._cutoff and self._fusion == "score"
-        must = [s for s in targets if not bounded or s.name in first or plans[s.name].bound is None]
-        rest = sorted(
-            (s for s in targets if s not in must and (plans[s.name].bound or 0.0) > 0.0),
-            key=lambda s: (-(plans[s.name].bound or 0.0), s.name),
-        )
-        # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
-        found = dict(
-            zip(
-                (s.name for s in must),
-                _searches().map(lambda served: _top(served, request, wanted), must),
-                strict=True,
-            )
-        )
-        for served in rest:
-            bound = plans[served.name].bound or 0.0
-            merged = merge([(s, found[s.name].hits) for s in targets if s.name in found], self._fusion, first)
-            if len(merged) >= wanted:
-                last = merged[wanted - 1]
-                # LanceDB scores in 32-bit floats and hits carry 6 decimals: a margin above both.
-                if last.served.name in first or last.fused > bound * (1 + _BOUND_MARGIN) + 1e-6:
-                    break
-            found[served.name] = _top(served, request, wanted)
-        return found
 
     def _hint(self, query: str, filters: Mapping[str, str], searched: list[Served]) -> dict[str, Any]:
         """Where the query does match: other filter values of the searched libraries, and the libraries
@@ -455,19 +359,6 @@ class HubTools:
         return (candidates or self._view.defaults())[0]
 
 
-_POOL: list[ThreadPoolExecutor] = []
-_POOL_LOCK = threading.Lock()
-_SEARCHES_AT_ONCE = 4
-
-
-def _searches() -> ThreadPoolExecutor:
-    """The threads a merged search runs its libraries' searches on (made on first use, shared)."""
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(_SEARCHES_AT_ONCE, thread_name_prefix="docs-mcp-library"))
-        return _POOL[0]
-
-
 def _has_chunk(served: Served, chunk_id: str) -> bool:
     try:
         served.state.index.sections([chunk_id])
@@ -490,31 +381,3 @@ def _check_facets(served: Served, filters: Mapping[str, str], view: HubView) -> 
                 + (f" (its values: {', '.join(own)})" if own else f" (it has no facet {name!r})")
                 + (f"; libraries with it: {', '.join(holders)}." if holders else ".")
             )
-
-
-@dataclass(frozen=True)
-class _Found:
-    """One library's best hits for a merged page, the mode that ran and its fallback reason."""
-
-    hits: list[Section]
-    mode: str
-    fallback_reason: str | None
-
-
-def _own(served: Served, request: SearchRequest, limit: int) -> SearchRequest:
-    """``request`` as one library runs it: only the filters of its facets, from the first hit."""
-    own = {k: v for k, v in request.filters.items() if k in served.facets}
-    return SearchRequest(request.query, own, min(_PAGE, limit), 0, request.mode)
-
-
-def _top(served: Served, request: SearchRequest, wanted: int) -> _Found:
-    """The best ``wanted`` hits of one library (read in pages), the mode that ran and its fallback reason."""
-    own = _own(served, request, wanted).filters
-    sections: list[Section] = []
-    while True:
-        page = served.state.index.search(
-            SearchRequest(request.query, own, min(_PAGE, wanted - len(sections)), len(sections), request.mode)
-        )
-        sections += page.hits
-        if not page.has_more or len(sections) >= wanted:
-            return _Found(sections, page.mode, page.fallback_reason)
