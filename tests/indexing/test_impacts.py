@@ -60,3 +60,20 @@ def test_an_index_without_the_table_has_no_bound(built: Path, tmp_path: Path) ->
     shutil.copytree(built, copy)
     lancedb.connect(str(copy / LANCEDB_DIR)).drop_table(IMPACTS_TABLE)
     assert ScoreBounds(copy).bound([Clause("payment", "body", 1.0, False)]) is None
+
+
+def test_impacts_held_in_memory_stay_within_the_budget_and_are_read_again(
+    built: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from docs_mcp.search import bounds as module
+
+    first, second = ScoreBounds(built), ScoreBounds(built)
+    clause = [Clause("payment", "body", 1.0, False)]
+    expected = first.bound(clause)
+    assert first.nbytes > 0
+    monkeypatch.setattr(module, "BYTES_HELD_MAX", first.nbytes)  # room for one index's
+    assert second.bound(clause) == expected
+    assert first.nbytes == 0 and second.nbytes > 0  # the least recently used one was dropped
+    assert module.held_bytes() <= module.BYTES_HELD_MAX
+    assert first.bound(clause) == expected  # read again on demand
+    assert second.nbytes == 0

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +25,7 @@ from docs_mcp.search.query import Clause
 from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.impact_table import HASH_COLUMN, IMPACTS_TABLE, token_hash
 
-__all__ = ["ScoreBounds"]
+__all__ = ["BYTES_HELD_MAX", "ScoreBounds", "held_bytes"]
 
 _QUERIES_CACHED = 256  # the token weights of recent queries: the same for every library asked
 
@@ -44,54 +46,94 @@ def _weights(clauses: tuple[Clause, ...]) -> dict[str, tuple[Any, Any]]:
     }
 
 
+# The impacts held in memory across every open index (24 bytes a token): past this, those of the
+# indexes least recently searched are dropped, and read again when next needed.
+BYTES_HELD_MAX = 128 * 2**20
+_held: OrderedDict[int, weakref.ref[ScoreBounds]] = OrderedDict()  # an index closed is forgotten
+_held_lock = threading.Lock()
+
+_Arrays = tuple[Any, dict[str, Any]]  # sorted token hashes, and per column the impacts beside them
+
+
 class ScoreBounds:
-    """The ``impacts`` table of the index in ``root``, read on first use (None when it has none)."""
+    """The ``impacts`` table of the index in ``root``, read on first use (a bound is None when it has
+    none), held within :data:`BYTES_HELD_MAX` with the other indexes' ones."""
 
     def __init__(self, root: Path) -> None:
         self._root = root
         self._lock = threading.Lock()
-        self._read = False
-        self._hashes: Any = None
-        self._impacts: dict[str, Any] = {}
+        self._arrays: _Arrays | None = None
+        self._missing = False
 
-    def _load(self) -> bool:
+    def _read(self) -> _Arrays | None:
         with self._lock:
-            if not self._read:
+            arrays = self._arrays
+            if arrays is None and not self._missing:
                 try:
                     table = lancedb.connect(str(self._root / LANCEDB_DIR)).open_table(IMPACTS_TABLE)
                 except ValueError:  # built before the table existed: no bound
-                    table = None
-                if table is not None:
-                    read = table.to_arrow()
-                    self._hashes = read.column(HASH_COLUMN).to_numpy()
-                    self._impacts = {
-                        name: read.column(name).to_numpy()
-                        for name in read.column_names
-                        if name != HASH_COLUMN
-                    }
-                self._read = True
-            return self._hashes is not None
+                    self._missing = True
+                    return None
+                read = table.to_arrow()
+                columns = {n: read.column(n).to_numpy() for n in read.column_names if n != HASH_COLUMN}
+                arrays = self._arrays = (read.column(HASH_COLUMN).to_numpy(), columns)
+        if arrays is not None:
+            _hold(self)
+        return arrays
+
+    def _drop(self) -> None:
+        with self._lock:
+            self._arrays = None  # a search using them keeps its own reference
 
     def bound(self, clauses: Sequence[Clause], factor: float = 1.0) -> float | None:
         """The highest score the full-text query of ``clauses`` can give a chunk, times ``factor`` (the
         largest score factor ranking may apply); None when the index has no ``impacts`` table."""
-        if not self._load():
+        arrays = self._read()
+        if arrays is None:
             return None
+        hashes, by_column = arrays
         total = 0.0
         for column, (keys, weights) in _weights(tuple(clauses)).items():
-            impacts = self._impacts.get(column)
+            impacts = by_column.get(column)
             if impacts is None:
                 return None  # a column the table does not cover: nothing is known of it
-            if not len(self._hashes):
+            if not len(hashes):
                 continue  # an empty index: no chunk scores
-            at = np.minimum(np.searchsorted(self._hashes, keys), len(self._hashes) - 1)
-            held = self._hashes[at] == keys
+            at = np.minimum(np.searchsorted(hashes, keys), len(hashes) - 1)
+            held = hashes[at] == keys
             total += float(np.sum(weights[held] * impacts[at[held]]))
         return total * max(factor, 1.0)
 
     @property
     def nbytes(self) -> int:
-        """The memory the table holds once read (0 before)."""
-        if self._hashes is None:
+        """The memory the table holds while read (0 when not)."""
+        arrays = self._arrays
+        if arrays is None:
             return 0
-        return int(self._hashes.nbytes + sum(array.nbytes for array in self._impacts.values()))
+        return int(arrays[0].nbytes + sum(array.nbytes for array in arrays[1].values()))
+
+
+def _hold(bounds: ScoreBounds) -> None:
+    """Mark ``bounds`` as just used; drop the least recently used others past the budget."""
+    with _held_lock:
+        _held[id(bounds)] = weakref.ref(bounds)
+        _held.move_to_end(id(bounds))
+        for key in [key for key, ref in _held.items() if ref() is None]:
+            del _held[key]
+        total = _held_bytes_locked()
+        while total > BYTES_HELD_MAX and len(_held) > 1:
+            _, ref = _held.popitem(last=False)
+            oldest = ref()
+            if oldest is not None:
+                total -= oldest.nbytes
+                oldest._drop()
+
+
+def _held_bytes_locked() -> int:
+    return sum(bounds.nbytes for ref in _held.values() if (bounds := ref()) is not None)
+
+
+def held_bytes() -> int:
+    """The memory the impacts read now hold, every index together."""
+    with _held_lock:
+        return _held_bytes_locked()
