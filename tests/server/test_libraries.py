@@ -387,3 +387,34 @@ class _CountingSearches:
         for index in self._indexes:
             del index.search  # the instance attribute: the class's method again
         self.libraries = len(self._searched)
+
+
+def test_a_swapped_or_old_index_keeps_merged_answers_equal_to_asking_every_library(
+    example_v2: Path, example_v1: Path, acme_index: Path, tmp_path: Path
+) -> None:
+    import lancedb
+
+    old = tmp_path / "old"  # an index built before the impacts table: no bound, always asked
+    shutil.copytree(acme_index, old)
+    lancedb.connect(str(old / ".lancedb")).drop_table("impacts")
+    ready = open_hub(parse_index_specs([f"example={example_v2}", f"acme={old}"]), key=CURSOR_KEY)
+    queries = ["retries", "payment refund", "widget create", "exponential backoff jitter", "zzqqxxvv"]
+
+    def same() -> None:
+        view = ready.hub.view()
+        for query in queries:
+            for limit in (1, 3):
+                arguments = {"query": query, "limit": limit}
+                cut = HubTools(view).search_docs(arguments)[0]
+                assert cut == HubTools(view, cutoff=False).search_docs(arguments)[0], query
+
+    same()
+    assert (
+        ready.hub.view().resolve("acme", None).state.index.plan(SearchRequest("widget", {}, 3)).bound is None
+    )
+    ready.hub.libraries[0].live.replace(example_v1)  # what a refresh does: the new index's own bounds
+    same()
+    assert (
+        ready.hub.view().resolve("example", None).identity != ready.hub.view().resolve("acme", None).identity
+    )
+    ready.stop()
