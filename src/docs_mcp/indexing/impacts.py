@@ -26,8 +26,8 @@ class _Column:
 
     def add(self, text: str) -> None:
         counts: dict[str, int] = {}
-        for token in lancedb.tokenize(text):  # the index's tokenizer: FTS() defaults, as the writer uses
-            counts[token.text] = counts.get(token.text, 0) + 1
+        for found in lancedb.tokenize(text):  # the index's tokenizer: FTS() defaults, as the writer uses
+            counts[found.text] = counts.get(found.text, 0) + 1
         length = sum(counts.values())
         self.tokens += length
         for token, frequency in counts.items():
