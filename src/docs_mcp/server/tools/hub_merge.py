@@ -10,7 +10,6 @@ asking every library would give (tests/server/test_libraries.py compares them on
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
@@ -124,8 +123,9 @@ def asked(
             # LanceDB scores in 32-bit floats and hits carry 6 decimals: a margin above both.
             if last.served.name in first or last.fused > bound * (1 + _BOUND_MARGIN) + 1e-6:
                 break
-        # As many as run at once: the ones after the first may turn out not to be needed.
-        batch = rest[at : at + _AT_ONCE]
+        # As many as run at once (as asking every library did): the ones after the first may turn out
+        # not to be needed, but one at a time took longer where few could be skipped.
+        batch = rest[at : at + _SEARCHES_AT_ONCE]
         found.update(_tops(batch, request, wanted))
         at += len(batch)
     return found
@@ -143,7 +143,6 @@ def _tops(libraries: list[Served], request: SearchRequest, wanted: int) -> dict[
 _POOL: list[ThreadPoolExecutor] = []
 _POOL_LOCK = threading.Lock()
 _SEARCHES_AT_ONCE = 4
-_AT_ONCE = min(_SEARCHES_AT_ONCE, os.cpu_count() or 1)  # libraries asked together past the first ones
 
 
 def _searches() -> ThreadPoolExecutor:
