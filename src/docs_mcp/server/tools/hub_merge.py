@@ -10,10 +10,11 @@ asking every library would give (tests/server/test_libraries.py compares them on
 
 from __future__ import annotations
 
+import heapq
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Literal
 
@@ -102,10 +103,11 @@ def asked(
     cutoff: bool = True,
 ) -> dict[str, Found]:
     """The best ``wanted`` hits of each library a merged page needs, by library name: every library
-    ranked ``first`` or without a bound; then the others by their bound, best first, until the
-    ``wanted``-th hit merged so far scores above the next one's bound (no hit of it or of any after
-    it could then reach the first ``wanted``). A library whose bound is 0 holds no word of the
-    query. With a ``fusion`` other than raw scores, or ``cutoff`` off, every library is asked."""
+    ranked ``first`` or without a bound; then the others by their bound, best first, while the
+    ``wanted``-th hit merged so far does not score above the next one's bound (once it does, no hit
+    of that library or of any after it could reach the first ``wanted``). A library whose bound is 0
+    holds no word of the query. With a ``fusion`` other than raw scores, or ``cutoff`` off, every
+    library is asked."""
     bounded = cutoff and fusion == "score"
     must = [s for s in targets if not bounded or s.name in first or plans[s.name].bound is None]
     asked_first = {s.name for s in must}
@@ -114,21 +116,61 @@ def asked(
         key=lambda s: (-(plans[s.name].bound or 0.0), s.name),
     )
     found = _tops(must, request, wanted)
-    at = 0
-    while at < len(rest):
-        bound = plans[rest[at].name].bound or 0.0
-        merged = merge([(s, found[s.name].hits) for s in targets if s.name in found], fusion, first)
-        if len(merged) >= wanted:
-            last = merged[wanted - 1]
-            # LanceDB scores in 32-bit floats and hits carry 6 decimals: a margin above both.
-            if last.served.name in first or last.fused > bound * (1 + _BOUND_MARGIN) + 1e-6:
+    page = _PageEnd(wanted, first)
+    for name, hits in found.items():
+        page.add(name, hits.hits)
+    # Up to four searches in flight, the next library sent as soon as one ends and only while its
+    # bound could still reach the page (libraries are in bound order: none after it could either).
+    pending: dict[Future[Found], Served] = {}
+    queue = iter(rest)
+    following = next(queue, None)
+    while True:
+        while following is not None and not page.beats(plans[following.name].bound or 0.0):
+            if len(pending) >= _SEARCHES_AT_ONCE:
                 break
-        # As many as run at once (as asking every library did): the ones after the first may turn out
-        # not to be needed, but one at a time took longer where few could be skipped.
-        batch = rest[at : at + _SEARCHES_AT_ONCE]
-        found.update(_tops(batch, request, wanted))
-        at += len(batch)
-    return found
+            pending[_searches().submit(top, following, request, wanted)] = following
+            following = next(queue, None)
+        if following is not None and page.beats(plans[following.name].bound or 0.0):
+            following = None
+        if not pending:
+            return found
+        done, _ = wait(pending, return_when=FIRST_COMPLETED)
+        for future in done:
+            served = pending.pop(future)
+            found[served.name] = future.result()
+            page.add(served.name, found[served.name].hits)
+
+
+class _PageEnd:
+    """The ``wanted``-th hit of the merge of the lists added so far, as far as a bound needs it: the
+    hits of the libraries ranked ``first`` come before any other; the others rank by score."""
+
+    def __init__(self, wanted: int, first: Sequence[str]) -> None:
+        self._wanted = wanted
+        self._first = set(first)
+        self._ranked_first = 0
+        self._best: list[float] = []  # the best ``wanted`` scores of the others, a min-heap
+
+    def add(self, library: str, hits: Sequence[Section]) -> None:
+        if library in self._first:
+            self._ranked_first += len(hits)
+            return
+        for hit in hits:
+            score = hit.score or 0.0
+            if len(self._best) < self._wanted:
+                heapq.heappush(self._best, score)
+            elif score > self._best[0]:
+                heapq.heapreplace(self._best, score)
+
+    def beats(self, bound: float) -> bool:
+        """Whether the ``wanted``-th hit ranks before any hit scoring at most ``bound``."""
+        others = self._wanted - self._ranked_first
+        if others <= 0:
+            return True
+        if len(self._best) < others:
+            return False
+        # LanceDB scores in 32-bit floats and hits carry 6 decimals: a margin above both.
+        return heapq.nlargest(others, self._best)[-1] > bound * (1 + _BOUND_MARGIN) + 1e-6
 
 
 def _tops(libraries: list[Served], request: SearchRequest, wanted: int) -> dict[str, Found]:
