@@ -1,15 +1,23 @@
-"""Several libraries in one server (issue 22): search latency, resident memory and time to ready for
-1, 3 and 10 indexes, each a real ``docs-mcp serve --transport http`` process.
+"""Many libraries in one server (issues 22 and 34): search latency, resident memory and time to ready
+for 1, 10 and 100 indexes, each a real ``docs-mcp serve --transport http`` process.
 
-The libraries are copies of the claude-docs index (full text), each its own folder opened on its
-own; the 100 claude-docs questions are asked of ``lib0`` (``library`` given) and of every library at
-once, the servers' turns interleaved so that a busy machine slows them alike. Run:
+Two kinds of 100 libraries, full text:
+- copies of the claude-docs index, each its own folder: every library holds the same answers, so
+  each merged question ties across all of them (the worst case for skipping libraries by bound);
+- distinct libraries: claude-docs and 99 slices of the SDK corpora (each SDK's files in path order,
+  cut into consecutive slices that keep its ``.docs-mcp.json``), like a hub of many small SDKs.
+
+The questions (claude-docs's, and the SDK set's for the distinct hub) are asked of one library
+(``library`` given) and of every library at once, each merged search also of a server that asks
+every library (``DOCS_MCP_TEST_ASK_EVERY_LIBRARY``, as before score bounds); the servers' turns are
+interleaved so that a busy machine slows them alike. Run:
 ``.venv/bin/python -m pytest benchmarks/test_libraries.py --benchmark-only -s``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import time
@@ -22,19 +30,36 @@ import pytest
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.serving import Running, docs_mcp, http_process, memory_mib
+from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.server.tools.hub_merge import ASK_EVERY_LIBRARY_ENV
 from testkit.evaldata_sets import claude_docs_queries, question_texts
+from testkit.library_set import SDK_QUERIES
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
-COUNTS = (1, 3, 10)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(3600)]
+COUNTS = (1, 10, 100)
+MANY = max(COUNTS)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+CONFIG = ".docs-mcp.json"
 
 
 @contextmanager
-def _hub(folders: list[Path]) -> Iterator[Running]:
-    """``serve`` with one ``--index libN=FOLDER`` each, once every index is open."""
+def _hub(folders: list[Path], *, every: bool = False) -> Iterator[Running]:
+    """``serve`` with one ``--index libN=FOLDER`` each, once every index is open (``every``: a merged
+    search asks every library)."""
     named = [part for n, folder in enumerate(folders) for part in ("--index", f"lib{n}={folder}")]
-    with http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0")) as running:
+    before = os.environ.get(ASK_EVERY_LIBRARY_ENV)
+    if every:
+        os.environ[ASK_EVERY_LIBRARY_ENV] = "1"
+    try:
+        process = http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0"))
+        running = process.__enter__()
+    finally:
+        if every and before is None:
+            os.environ.pop(ASK_EVERY_LIBRARY_ENV, None)
+    try:
         yield running
+    finally:
+        process.__exit__(None, None, None)
 
 
 def _ask(client: httpx.Client, url: str, arguments: dict[str, object]) -> float:
@@ -52,46 +77,104 @@ def _percentiles(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, ordered[int(0.95 * (len(ordered) - 1))] * 1000
 
 
-def test_search_and_memory_for_1_3_and_10_indexes(
-    benchmark: BenchmarkFixture, claude_fulltext_index: Path, evaldata_dir: Path, tmp_path: Path
-) -> None:
+def _sdk_slices(corpora_docs: Path, root: Path, count: int) -> list[Path]:
+    """``count`` docs folders: each SDK of the corpora (a folder with its own config) cut into
+    consecutive slices of its files in path order, slices shared out by the SDKs' file counts."""
+    sdks = sorted(config.parent for config in corpora_docs.rglob(CONFIG) if config.parent != corpora_docs)
+    files = {sdk: sorted(p for p in sdk.rglob("*.md") if p.is_file()) for sdk in sdks}
+    total = sum(len(found) for found in files.values())
+    shares = {sdk: max(1, round(count * len(files[sdk]) / total)) for sdk in sdks}
+    shares[sdks[-1]] += count - sum(shares.values())
     folders = []
-    for n in range(max(COUNTS)):
-        folder = tmp_path / f"lib{n}"
+    for sdk in sdks:
+        found, parts = files[sdk], shares[sdk]
+        for part in range(parts):
+            folder = root / f"{sdk.relative_to(corpora_docs).as_posix().replace('/', '-')}-{part}"
+            for path in found[part * len(found) // parts : (part + 1) * len(found) // parts]:
+                target = folder / path.relative_to(sdk)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, target)
+            shutil.copyfile(sdk / CONFIG, folder / CONFIG)
+            folders.append(folder)
+    return folders
+
+
+def _distinct(claude_index: Path, corpora_docs: Path, root: Path) -> list[Path]:
+    indexes = [claude_index]
+    for docs in _sdk_slices(corpora_docs, root / "docs", MANY - 1):
+        out = root / "out" / docs.name
+        build(BuildOptions(docs_dir=docs, out=out))
+        indexes.append(out)
+    return indexes
+
+
+def test_search_and_memory_for_1_10_and_100_libraries(
+    benchmark: BenchmarkFixture,
+    claude_fulltext_index: Path,
+    corpora_docs: Path,
+    evaldata_dir: Path,
+    tmp_path: Path,
+) -> None:
+    copies = []
+    for n in range(MANY):
+        folder = tmp_path / "copies" / f"lib{n}"
         shutil.copytree(claude_fulltext_index, folder)
-        folders.append(folder)
-    questions = question_texts(claude_docs_queries(evaldata_dir))
-    given: dict[int, list[float]] = {n: [] for n in COUNTS}
-    merged: dict[int, list[float]] = {n: [] for n in COUNTS}
+        copies.append(folder)
+    distinct = _distinct(claude_fulltext_index, corpora_docs, tmp_path / "distinct")
+    claude = question_texts(claude_docs_queries(evaldata_dir))
+    sdk = question_texts(SDK_QUERIES)
+    hubs = {f"copies_{n}": (copies[:n], False) for n in COUNTS}
+    hubs |= {f"copies_{MANY}_every": (copies, True), "distinct_1": (distinct[:1], False)}
+    hubs |= {f"distinct_{MANY}": (distinct, False), f"distinct_{MANY}_every": (distinct, True)}
+    given: dict[str, list[float]] = {name: [] for name in hubs}
+    merged: dict[str, list[float]] = {name: [] for name in hubs}
     figures: dict[str, float] = {}
 
-    with _hub(folders[:1]):  # a first start pays for the cold file cache: not part of the figures
+    with _hub(copies[:1]):  # a first start pays for the cold file cache: not part of the figures
         pass
 
     def run() -> None:
-        with ExitStack() as stack, httpx.Client(headers=HEADERS, timeout=30) as client:
-            servers = {n: stack.enter_context(_hub(folders[:n])) for n in COUNTS}
-            for n, running in servers.items():
+        with ExitStack() as stack, httpx.Client(headers=HEADERS, timeout=120) as client:
+            servers = {
+                name: stack.enter_context(_hub(folders, every=every))
+                for name, (folders, every) in hubs.items()
+            }
+            for name, running in servers.items():
                 _ask(client, running.url, {"query": "warm up", "library": "lib0"})
-                figures[f"listening_s_{n}"] = round(running.listening_s, 2)  # tools/list answered
-                figures[f"ready_s_{n}"] = round(running.ready_s, 2)  # every index open
-                figures[f"rss_mib_{n}"] = round(memory_mib(running.process.pid), 1)
-            for question in questions:  # interleaved: each server's turn under the same load
-                for n, running in servers.items():
-                    given[n].append(_ask(client, running.url, {"query": question, "library": "lib0"}))
-                    merged[n].append(_ask(client, running.url, {"query": question}))
-            for n, running in servers.items():
-                figures[f"rss_mib_after_{n}"] = round(memory_mib(running.process.pid), 1)
+                figures[f"listening_s_{name}"] = round(running.listening_s, 2)  # tools/list answered
+                figures[f"ready_s_{name}"] = round(running.ready_s, 2)  # every index open
+                figures[f"rss_mib_{name}"] = round(memory_mib(running.process.pid), 1)
+            for question in claude + sdk:  # interleaved: each server's turn under the same load
+                for name, running in servers.items():
+                    if name.startswith("copies") and question not in claude:
+                        continue  # the copies hold claude-docs only
+                    given[name].append(_ask(client, running.url, {"query": question, "library": "lib0"}))
+                    merged[name].append(_ask(client, running.url, {"query": question}))
+            for name, running in servers.items():
+                figures[f"rss_mib_after_{name}"] = round(memory_mib(running.process.pid), 1)
 
     benchmark.pedantic(run, rounds=1, iterations=1)
-    for n in COUNTS:
-        p50, p95 = _percentiles(given[n])
-        m50, m95 = _percentiles(merged[n])
-        figures.update({f"p50_ms_{n}": round(p50, 2), f"p95_ms_{n}": round(p95, 2)})
-        figures.update({f"merged_p50_ms_{n}": round(m50, 2), f"merged_p95_ms_{n}": round(m95, 2)})
-    figures["p50_ratio_10_over_1"] = round(figures["p50_ms_10"] / figures["p50_ms_1"], 3)
+    for name in hubs:
+        p50, p95 = _percentiles(given[name])
+        m50, m95 = _percentiles(merged[name])
+        figures.update({f"p50_ms_{name}": round(p50, 2), f"p95_ms_{name}": round(p95, 2)})
+        figures.update({f"merged_p50_ms_{name}": round(m50, 2), f"merged_p95_ms_{name}": round(m95, 2)})
+    # With `library` given, 100 libraries answer as one (the hub only routes).
+    figures["p50_ratio_100_over_1"] = round(figures[f"p50_ms_copies_{MANY}"] / figures["p50_ms_copies_1"], 3)
+    # Without it: the merged search of 100 distinct libraries over one library's, and what skipping by
+    # bound saves against asking every library, on distinct libraries and on copies.
+    figures["merged_p50_ratio_distinct_100_over_1"] = round(
+        figures[f"merged_p50_ms_distinct_{MANY}"] / figures["merged_p50_ms_distinct_1"], 3
+    )
+    figures["merged_p50_ratio_copies_100_over_1"] = round(
+        figures[f"merged_p50_ms_copies_{MANY}"] / figures["merged_p50_ms_copies_1"], 3
+    )
+    for kind in ("distinct", "copies"):
+        figures[f"cutoff_speedup_{kind}_100"] = round(
+            figures[f"merged_p50_ms_{kind}_{MANY}_every"] / figures[f"merged_p50_ms_{kind}_{MANY}"], 3
+        )
     figures["rss_mib_per_added_index"] = round(
-        (figures["rss_mib_after_10"] - figures["rss_mib_after_1"]) / 9, 1
+        (figures[f"rss_mib_after_copies_{MANY}"] - figures["rss_mib_after_copies_1"]) / (MANY - 1), 2
     )
     benchmark.extra_info.update(figures)
     print("\n" + "\n".join(f"{key} {value}" for key, value in figures.items()))

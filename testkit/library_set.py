@@ -22,7 +22,8 @@ from typing import Any
 from docs_mcp.eval.matching import Hit, judge
 from docs_mcp.eval.metrics import score as metric_score
 from docs_mcp.eval.queries import LabelledQuery, load_queries
-from docs_mcp.server.tools.hub_tools import Fusion, HubTools
+from docs_mcp.server.tools.hub_merge import Fusion
+from docs_mcp.server.tools.hub_tools import HubTools
 
 FUSIONS: tuple[Fusion, ...] = ("score", "max", "rrf")
 Scorer = Callable[[LabelledQuery, list[dict[str, Any]]], tuple[float, float]]

@@ -1,5 +1,6 @@
 """Rows -> the LanceDB table ``chunks``: full-text, scalar and vector indexes, the ``terms`` table of
-word counts (``indexing.terms``), then ``optimize()`` down to one version."""
+word counts (``indexing.terms``) and the ``impacts`` table of score bounds (``indexing.impacts``), then
+``optimize()`` down to one version."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
+from docs_mcp.indexing.impacts import TokenImpacts
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.store.columns import (
     FTS_COLUMNS,
@@ -48,18 +50,20 @@ def write_batches(
     exact_vector_max_rows: int = EXACT_VECTOR_SEARCH_MAX_ROWS,
 ) -> None:
     """Create ``out_dir/.lancedb`` holding the rows of ``batches`` as table ``chunks`` with every index
-    built once they are all written, and the ``terms`` table. The batches stream into LanceDB (and
-    their words into the counts): the rows are never held whole.
+    built once they are all written, and the ``terms`` and ``impacts`` tables. The batches stream into
+    LanceDB (and their words and tokens into the counts): the rows are never held whole.
 
     ``out_dir`` must not already hold a table (build writes into a fresh temporary directory).
     Raises whatever LanceDB raises on I/O failure.
     """
     db = lancedb.connect(str(out_dir / LANCEDB_DIR))
     words = WordCounts()
+    impacts = TokenImpacts(FTS_COLUMNS)
 
     def counted() -> Iterator[pa.RecordBatch]:
         for batch in batches:
             words.add(batch.column(TEXT_COLUMN))
+            impacts.add(batch)
             yield batch
 
     reader = pa.RecordBatchReader.from_batches(schema, counted())
@@ -76,6 +80,7 @@ def write_batches(
     if VECTOR_COLUMN in schema.names and table.count_rows() > exact_vector_max_rows:
         table.create_index(VECTOR_COLUMN, config=HnswSq(distance_type="cosine"), wait_timeout=timeout)
     terms = words.write(db)
+    bounds = impacts.write(db)
     # Each create_index above committed a new table version, and LanceDB keeps every one (a manifest
     # and a transaction file each, ~20 files). Nothing reads them: the index is only ever opened at its
     # latest version. Cleaning them up leaves one version, so the folder (and the OCI layer published
@@ -83,5 +88,5 @@ def write_batches(
     # would fail; this table is private to the build until it is swapped in, so there is none.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
-        for written in (table, terms):
+        for written in (table, terms, bounds):
             written.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

@@ -20,6 +20,7 @@ import lancedb
 from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
+from docs_mcp.search.bounds import ScoreBounds
 from docs_mcp.search.catalog import RowCatalog
 from docs_mcp.search.config import SearchConfig, with_index_fusion
 from docs_mcp.search.copies import CopyFolder
@@ -29,7 +30,7 @@ from docs_mcp.search.folding import Folder, path_words
 from docs_mcp.search.frequencies import WordFrequencies, terms_table
 from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.kind_prior import KIND
-from docs_mcp.search.query import fulltext_query
+from docs_mcp.search.query import fulltext_clauses, fulltext_query
 from docs_mcp.search.ranking import Ranker, Ranking
 from docs_mcp.search.snippets import make_snippet
 from docs_mcp.search.types import (
@@ -37,6 +38,7 @@ from docs_mcp.search.types import (
     UNFILTERED,
     SearchMode,
     SearchPage,
+    SearchPlan,
     SearchRequest,
     Section,
     SectionWindow,
@@ -137,6 +139,12 @@ class DocsIndex:
         # Sections the build found to be copies of each other fold into one hit (search.copies).
         copies = CopyFolder(manifest.copies if config.fold else ())
         terms = terms_table(path)
+        self._bounds = ScoreBounds(path)
+        # The largest factor the kind prior multiplies a score by (a bound must allow for it).
+        prior = config.kind_prior if KIND in self.facets else None
+        self._prior_factor = (
+            max([1.0, *prior.how_to.values(), *prior.type_question.values()]) if prior else 1.0
+        )
         self._ranker = Ranker(
             self._async_table,
             config,
@@ -234,6 +242,20 @@ class DocsIndex:
         )
         has_more = len(hits) > request.offset + request.limit
         return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, inferred)
+
+    def plan(self, request: SearchRequest) -> SearchPlan:
+        """What :meth:`search` would do with ``request``, without searching: its mode, the facet values
+        the query names, and for a full-text search the highest score a hit can have (``search.bounds``:
+        the terms and clauses :meth:`_search` would match, before long-query trimming, which only drops
+        words). A damaged data file is ``IndexUnavailable``."""
+        inferred = self._vocabulary.infer(request.query, request.filters) if self.config.infer_filters else {}
+        mode, fallback = self._choose_mode(request.mode or self.config.mode)
+        bound = None
+        if mode == "fulltext":
+            terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
+            with lance_reads(self.path):
+                bound = self._bounds.bound(fulltext_clauses(terms, self.config), self._prior_factor)
+        return SearchPlan(mode, fallback, inferred, bound)
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:
         if self.manifest.embedding is None:

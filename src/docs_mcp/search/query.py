@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from lancedb.query import BooleanQuery, FullTextQuery, MatchQuery, Occur, PhraseQuery
@@ -45,23 +47,65 @@ def match_terms(query: str, frequencies: Mapping[str, int] | None = None) -> str
     return " ".join(word for word in distinct if word in rarest)
 
 
+@dataclass(frozen=True)
+class Clause:
+    """One SHOULD clause of the full-text query: ``text`` matched in ``column`` (word by word, or as a
+    ``phrase``), its BM25 score times ``boost``."""
+
+    text: str
+    column: str
+    boost: float
+    phrase: bool
+
+
+def fulltext_clauses(
+    query: str, config: SearchConfig, frequencies: Mapping[str, int] | None = None
+) -> tuple[Clause, ...]:
+    """The clauses of :func:`fulltext_query` (a score bound reads them too: ``search.bounds``)."""
+    boosts = tuple((column, float(config.boosts.get(column, 0))) for column in FTS_COLUMNS)
+    if frequencies is not None and is_long(query):
+        return _clauses(
+            match_terms(query, frequencies), query, boosts, config.phrase_weight, config.max_phrases
+        )
+    # The same for every library a search across libraries plans: made once.
+    return _cached_clauses(query, boosts, config.phrase_weight, config.max_phrases)
+
+
+def _clauses(
+    terms: str, query: str, boosts: tuple[tuple[str, float], ...], phrase_weight: float, max_phrases: int
+) -> tuple[Clause, ...]:
+    phrases = query_phrases(query, max_phrases) if phrase_weight > 0 else []
+    # A phrase clause has no boost of its own, so the word clauses are scaled up instead: only the
+    # ratio matters to the ranking (and to the min-max normalised hybrid fusion).
+    scale = 1.0 / phrase_weight if phrases else 1.0
+    columns = [(column, boost) for column, boost in boosts if boost > 0]
+    clauses = [Clause(terms, column, boost * scale, False) for column, boost in columns]
+    clauses.extend(Clause(phrase, column, 1.0, True) for column, _ in columns for phrase in phrases)
+    return tuple(clauses)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_clauses(
+    query: str, boosts: tuple[tuple[str, float], ...], phrase_weight: float, max_phrases: int
+) -> tuple[Clause, ...]:
+    return _clauses(match_terms(query), query, boosts, phrase_weight, max_phrases)
+
+
 def fulltext_query(
     query: str, config: SearchConfig, frequencies: Mapping[str, int] | None = None
 ) -> FullTextQuery:
     """SHOULD clauses, so the columns' BM25 scores are summed (MultiMatchQuery would keep only the best
     column's score); the query's compound identifiers are split as the index splits them.
     ``frequencies``: see ``match_terms``."""
-    columns = [column for column in FTS_COLUMNS if config.boosts.get(column, 0) > 0]
-    terms = match_terms(query, frequencies)
-    phrases = query_phrases(query, config.max_phrases) if config.phrase_weight > 0 else []
-    # A phrase clause has no boost of its own, so the word clauses are scaled up instead: only the
-    # ratio matters to the ranking (and to the min-max normalised hybrid fusion).
-    scale = 1.0 / config.phrase_weight if phrases else 1.0
     # pydantic dataclasses: mypy sees their defaulted fields as required
     match: Any = MatchQuery
     phrase_query: Any = PhraseQuery
-    clauses: list[tuple[Occur, FullTextQuery]] = [
-        (Occur.SHOULD, match(terms, column, boost=float(config.boosts[column]) * scale)) for column in columns
-    ]
-    clauses.extend((Occur.SHOULD, phrase_query(phrase, column)) for column in columns for phrase in phrases)
-    return BooleanQuery(clauses)
+    return BooleanQuery(
+        [
+            (
+                Occur.SHOULD,
+                phrase_query(c.text, c.column) if c.phrase else match(c.text, c.column, boost=c.boost),
+            )
+            for c in fulltext_clauses(query, config, frequencies)
+        ]
+    )

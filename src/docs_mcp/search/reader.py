@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Protocol
 
 from docs_mcp.search.config import SearchConfig
-from docs_mcp.search.types import SearchPage, SearchRequest, Section, SectionWindow
+from docs_mcp.search.types import SearchPage, SearchPlan, SearchRequest, Section, SectionWindow
 from docs_mcp.store.index_manifest import IndexManifest
 
 __all__ = ["IndexReader"]
@@ -31,6 +31,8 @@ class IndexReader(Protocol):
     vector_floor: float | None
 
     def search(self, request: SearchRequest) -> SearchPage: ...
+
+    def plan(self, request: SearchRequest) -> SearchPlan: ...
 
     def suggest_filters(self, query: str, filters: Mapping[str, str]) -> dict[str, list[str]]: ...
 

@@ -28,6 +28,7 @@ __all__ = [
     "Ranked",
     "SearchMode",
     "SearchPage",
+    "SearchPlan",
     "SearchRequest",
     "Section",
     "SectionWindow",
@@ -175,6 +176,19 @@ class SearchPage:
             "fallback_reason": self.fallback_reason,
             "inferred_filters": dict(self.inferred_filters),
         }
+
+
+@dataclass(frozen=True)
+class SearchPlan:
+    """What a search would do, known without running it (``DocsIndex.plan``): its ``mode`` and
+    ``fallback_reason`` (as ``SearchPage``'s; a hybrid search may still fall back when it runs), the
+    facet values the query names, and ``bound``, the highest score any hit can have (None: unknown,
+    for a search with vectors or an index built without the ``impacts`` table)."""
+
+    mode: SearchMode
+    fallback_reason: str | None
+    inferred_filters: Mapping[str, str]
+    bound: float | None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ JSON-RPC errors. While a library loads, what is published comes from its manifes
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import cursor_key
 from docs_mcp.server.tools.feedback import FEEDBACK_TOOL, FeedbackLog
+from docs_mcp.server.tools.hub_merge import ASK_EVERY_LIBRARY_ENV
 from docs_mcp.server.tools.hub_schema import (
     hub_get_description,
     hub_get_output_schema,
@@ -89,7 +91,7 @@ def server_state(
     """The tools of ``view`` answering within ``max_tokens`` unless a call asks for another budget,
     and ``docs_feedback`` appending to ``feedback_log`` when one is given (each report names the
     index served, or every served library: name, version and index identity)."""
-    tools = HubTools(view, max_tokens=max_tokens)
+    tools = HubTools(view, max_tokens=max_tokens, cutoff=not os.environ.get(ASK_EVERY_LIBRARY_ENV))
     if view.unnamed:
         sole = view.sole
         listed = list(listed_tools(sole.schemas, sole.manifest.description, feedback=False).values())

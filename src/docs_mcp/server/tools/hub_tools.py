@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import base64
 import json
-import re
-import threading
-from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
-from docs_mcp.search.types import LIMIT_MAX, UNFILTERED, SearchRequest, Section
+from docs_mcp.search.types import UNFILTERED, SearchRequest, Section
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
+from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
 from docs_mcp.server.tools.shapes import (
@@ -41,60 +38,6 @@ from docs_mcp.server.tools.shapes import (
 )
 from docs_mcp.server.tools.text_content import render_get, render_search
 from docs_mcp.server.tools.tool_schema import GET_TOOL, RESERVED_ARGUMENTS, SEARCH_TOOL
-
-# How merged lists are ranked: "score" keeps each index's own scores, "max" divides them by the
-# library's best score for the query, "rrf" ranks by 1 / (60 + rank within the library); hits of a
-# library the query names come first in each (named_libraries). Measured on the union of the
-# claude-docs and SDK labelled sets (python -m testkit.library_set; README, Measured): raw scores
-# lose least against asking each set's own library; "max" and "rrf" put every library's best hit at
-# the top, so a question about one library gets the others' best guesses among its answers.
-Fusion = Literal["score", "max", "rrf"]
-FUSION: Fusion = "score"
-_RRF_K = 60
-_PAGE = LIMIT_MAX  # one library's hits are read in pages of this size
-
-
-@dataclass(frozen=True)
-class _Hit:
-    served: Served
-    section: Section
-    rank: int  # 1-based, within its library
-    fused: float
-
-
-def merge(
-    lists: Sequence[tuple[Served, list[Section]]], fusion: Fusion = FUSION, first: Sequence[str] = ()
-) -> list[_Hit]:
-    """One ranking of every library's best-first hits, the hits of the libraries in ``first`` ahead.
-    Each fused score depends only on the hit's own list up to it, so a page read deeper merges to
-    the same order as a shallower one."""
-    hits: list[_Hit] = []
-    for served, sections in lists:
-        best = max((s.score or 0.0 for s in sections), default=0.0) or 1.0
-        for rank, section in enumerate(sections, 1):
-            score = section.score or 0.0
-            fused = {"score": score, "max": score / best, "rrf": 1.0 / (_RRF_K + rank)}[fusion]
-            hits.append(_Hit(served, section, rank, fused))
-    hits.sort(key=lambda h: (h.served.name not in first, -h.fused, h.rank, h.served.name, h.section.chunk_id))
-    return hits
-
-
-# Words of a library's name too general to say the query is about it ("acme-docs": "acme" names it).
-_GENERIC = {"api", "apis", "doc", "docs", "documentation", "guide", "guides", "reference", "sdk", "sdks"}
-_WORD = re.compile(r"[a-z0-9]+")
-
-
-def named_libraries(query: str, names: Sequence[str]) -> list[str]:
-    """The libraries whose name the query says (the whole name, or a distinctive word of it, e.g.
-    'claude' for claude-docs): their hits rank first, as facet values a query names do."""
-    words = set(_WORD.findall(query.lower()))
-    text = " ".join(_WORD.findall(query.lower()))
-    named = []
-    for name in names:
-        parts = [w for w in _WORD.findall(name) if w not in _GENERIC and len(w) > 2]
-        if " ".join(_WORD.findall(name)) in text or any(part in words for part in parts):
-            named.append(name)
-    return named
 
 
 def _hit_dict(served: Served, section: Section) -> dict[str, Any]:
@@ -128,8 +71,12 @@ class HubTools:
         *,
         named_first: bool = True,
         max_tokens: int = MAX_TOKENS_DEFAULT,
+        cutoff: bool = True,
     ) -> None:
+        """``cutoff``: a merged search skips the libraries whose bound cannot reach its page (off: asks
+        every library, as before bounds; the answers are the same, see :meth:`_asked`)."""
         self._view = view
+        self._cutoff = cutoff
         self._fusion = fusion
         self._named_first = named_first
         self.max_tokens = max_tokens
@@ -248,18 +195,11 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         wanted = request.offset + request.limit + 1
-        lists: list[tuple[Served, list[Section]]] = []
-        modes: dict[str, str] = {}
-        fallbacks: list[str] = []
+        plans = {served.name: served.state.index.plan(own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
         by_values: dict[str, int] = {}  # per library, how many of its facet values the query names
-        # Each library's search waits mostly in LanceDB, which releases the GIL: run them side by side.
-        tops = _searches().map(lambda served: _top(served, request, wanted), targets)
-        for served, (sections, mode, fallback, values_named) in zip(targets, tops, strict=True):
-            lists.append((served, sections))
-            modes[served.name] = mode
-            if fallback:
-                fallbacks.append(f"{served.name}: {fallback}")
+        for served in targets:
+            values_named = plans[served.name].inferred_filters
             inferred.update(values_named)
             if values_named:
                 by_values[served.name] = len(values_named)
@@ -270,16 +210,25 @@ class HubTools:
         if not named and by_values and len(by_values) < len(targets):
             most = max(by_values.values())
             named = [name for name, count in by_values.items() if count == most]
-        merged = merge(lists, self._fusion, named if self._named_first else ())
+        first = named if self._named_first else []
+        found = asked(targets, plans, request, wanted, first, self._fusion, self._cutoff)
+        lists = [(served, found[served.name].hits) for served in targets if served.name in found]
+        merged = merge(lists, self._fusion, first)
         if named and self._named_first:
             inferred[LIBRARY] = ", ".join(named)
         page = merged[request.offset : request.offset + request.limit]
         hint = None
         if not page and request.offset == 0:
             hint = self._hint(request.query, request.filters, targets)
-        # One mode when every library ran the same; hybrid when any did (the others say why not).
-        ran = set(modes.values())
-        mode = ran.pop() if len(ran) == 1 else ("hybrid" if "hybrid" in ran or not ran else "fulltext")
+        # One mode when every library ran the same; hybrid when any did (the others say why not). A
+        # library not asked would have searched full text (only those have a bound), as its plan says.
+        ran = {name: (f.mode, f.fallback_reason) for name, f in found.items()}
+        outcomes = [ran.get(s.name, (plans[s.name].mode, plans[s.name].fallback_reason)) for s in targets]
+        modes = {mode for mode, _ in outcomes}
+        mode = (
+            modes.pop() if len(modes) == 1 else ("hybrid" if "hybrid" in modes or not modes else "fulltext")
+        )
+        fallbacks = [f"{s.name}: {why}" for s, (_, why) in zip(targets, outcomes, strict=True) if why]
         return {
             "query": request.query,
             "filters": dict(request.filters),
@@ -410,19 +359,6 @@ class HubTools:
         return (candidates or self._view.defaults())[0]
 
 
-_POOL: list[ThreadPoolExecutor] = []
-_POOL_LOCK = threading.Lock()
-_SEARCHES_AT_ONCE = 4
-
-
-def _searches() -> ThreadPoolExecutor:
-    """The threads a merged search runs its libraries' searches on (made on first use, shared)."""
-    with _POOL_LOCK:
-        if not _POOL:
-            _POOL.append(ThreadPoolExecutor(_SEARCHES_AT_ONCE, thread_name_prefix="docs-mcp-library"))
-        return _POOL[0]
-
-
 def _has_chunk(served: Served, chunk_id: str) -> bool:
     try:
         served.state.index.sections([chunk_id])
@@ -445,19 +381,3 @@ def _check_facets(served: Served, filters: Mapping[str, str], view: HubView) -> 
                 + (f" (its values: {', '.join(own)})" if own else f" (it has no facet {name!r})")
                 + (f"; libraries with it: {', '.join(holders)}." if holders else ".")
             )
-
-
-def _top(
-    served: Served, request: SearchRequest, wanted: int
-) -> tuple[list[Section], str, str | None, Mapping[str, str]]:
-    """The best ``wanted`` hits of one library (read in pages), the mode that ran, its fallback reason
-    and the facet values the query names there."""
-    own = {k: v for k, v in request.filters.items() if k in served.facets}
-    sections: list[Section] = []
-    while True:
-        page = served.state.index.search(
-            SearchRequest(request.query, own, min(_PAGE, wanted - len(sections)), len(sections), request.mode)
-        )
-        sections += page.hits
-        if not page.has_more or len(sections) >= wanted:
-            return sections, page.mode, page.fallback_reason, page.inferred_filters
