@@ -135,7 +135,11 @@ class DocsIndex:
             config.vector_floor(manifest.embedding.model) if manifest.embedding is not None else None
         )
         # Sections the build found to be copies of each other fold into one hit (search.copies).
-        copies = CopyFolder(manifest.copies if config.fold else ())
+        copies = CopyFolder()
+        if config.fold and manifest.copy_groups and self._catalog.has_copies:
+            copies = CopyFolder(self._catalog.main_copies)
+        elif config.fold and manifest.copies:  # built before rows named their group: held whole
+            copies = CopyFolder.of_groups(manifest.copies)
         terms = terms_table(path)
         self._ranker = Ranker(
             self._async_table,
