@@ -15,8 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import lancedb
-
 from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
@@ -175,7 +173,7 @@ class DocsIndex:
             log.warning("vector search disabled, searching full text only: %s", problem)
         embedder = QueryEmbedder(provider, query_timeout) if provider is not None else None
         with lance_reads(root):  # opening reads the table's schema and its indices, no rows
-            table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
+            table = lance.connect(root).open_table(TABLE_NAME)
             rows = table.count_rows()
             if rows != manifest.chunk_count:  # an edited manifest, or a table from another build
                 raise IndexUnavailable(
