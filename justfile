@@ -25,6 +25,10 @@ bench *ARGS:
 quality:
     ./dev quality
 
+# One replica at ~100k chunks (issue 34): build, serve over HTTP and stdio, the gates of [scale.*]
+scale *ARGS:
+    ./dev scale {{ARGS}}
+
 # The docs-mcp-build:dev and docs-mcp-serve:dev images, on the engine at DOCKER_HOST
 images *ARGS:
     ./dev images {{ARGS}}

@@ -58,6 +58,19 @@ def tree_memory_mib(pid: int, field: str = "VmRSS") -> float:
     return memory_mib(pid, field) + sum(tree_memory_mib(child, field) for child in _children(pid))
 
 
+def served_child(*words: str) -> int:
+    """The pid of this process's live descendant whose command line holds ``serve`` and every one of
+    ``words`` (a stdio server the MCP client spawned, which does not tell its pid)."""
+    pending = _children(os.getpid())
+    while pending:
+        pid = pending.pop()
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").split("\0")
+        if "serve" in argv and all(any(word in arg for arg in argv) for word in words):
+            return pid
+        pending += _children(pid)
+    raise AssertionError(f"no running docs-mcp serve with {words}")
+
+
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 

@@ -2,13 +2,17 @@
 under its own folder), built and served as users run them, each a real process.
 
 Build: ``docs-mcp build`` (full text) from a small wrapper: wall seconds, CPU seconds and peak RSS of
-the command, and the index folder's size. Serve: ``docs-mcp serve`` over HTTP: seconds to its index
-open, then over MCP three short searches, the first long query (a pasted code block: the one that
+the command, and the index folder's size. Serve: ``docs-mcp serve`` over HTTP and over stdio (the MCP
+SDK's client spawning it, as an agent does): seconds to its index open (HTTP) or to the first answer
+(stdio), then over MCP three short searches, the first long query (a pasted code block: the one that
 used to read every row's text to count words), and 300 calls (100 short searches, 100 long, 100
 ``get_doc`` with context 1): p50/p95 per kind, the server's RSS after them and its peak.
 
 ``DOCS_MCP_SCALE_CHUNKS=1000000`` runs the 1M variant (about 121 copies; hard links where the file
-system allows; its build takes the better part of an hour here), only on request. Run:
+system allows; its build takes the better part of an hour here), only on request.
+``DOCS_MCP_SCALE_INDEX=OUT`` serves an index built before (``docs-mcp build`` of such copies) instead
+of building one: the serving figures of a large index without its hour of build (the build test
+skips). CI runs the 100k variant (``./dev scale``). Run:
 ``.venv/bin/python -m pytest benchmarks/test_scale.py --benchmark-only -s``.
 """
 
@@ -24,21 +28,30 @@ from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks import sdk_set
-from benchmarks.serving import docs_mcp, env, http_process, memory_mib, serve_command
+from benchmarks.serving import (
+    docs_mcp,
+    env,
+    http_process,
+    memory_mib,
+    serve_command,
+    served_child,
+    tree_memory_mib,
+)
 from docs_mcp.search.types import QUERY_MAX_LENGTH
 from testkit.evaldata_sets import materialize_sdk_copies
 
 CHUNKS_PER_COPY = 8_260  # the SDK corpora (dub + mistral) as materialize_sdk_copies stages them
 SCALE_CHUNKS = int(os.environ.get("DOCS_MCP_SCALE_CHUNKS", "100000"))
+PREBUILT = os.environ.get("DOCS_MCP_SCALE_INDEX")
 COPIES = max(1, round(SCALE_CHUNKS / CHUNKS_PER_COPY))
 CALLS = 300
 _CODE = re.compile(r"```[a-z]*\n(.*?)```", re.DOTALL)
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(7200 if SCALE_CHUNKS > 200_000 else 1200)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(7200 if SCALE_CHUNKS > 200_000 or PREBUILT else 1200)]
 
 # Runs the command; prints its children's peak RSS (KiB) and CPU seconds (see serving.peak_rss for
 # why from a small interpreter).
@@ -65,6 +78,8 @@ def _size_mib(folder: Path) -> float:
 
 @pytest.fixture(scope="module")
 def scale_build(evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Built:
+    if PREBUILT:
+        pytest.skip(f"DOCS_MCP_SCALE_INDEX: serving {PREBUILT}, built before")
     docs = materialize_sdk_copies(evaldata_dir / "corpora", tmp_path_factory.mktemp("scale") / "docs", COPIES)
     out = tmp_path_factory.mktemp("scale-index") / "out"
     cache = out.parent / "cache"
@@ -109,12 +124,24 @@ def test_scale_build(benchmark: BenchmarkFixture, scale_build: Built) -> None:
     print(f"\n{info}")
 
 
-def test_scale_serving(benchmark: BenchmarkFixture, scale_build: Built, evaldata_dir: Path) -> None:
-    short = [query.query for query in sdk_set.load_set()]
-    long = _long_queries(evaldata_dir / "corpora")
-    timings: dict[str, list[float]] = {"short": [], "long": [], "get": []}
-    first_long: list[float] = []
+@pytest.fixture(scope="module")
+def scale_index(request: pytest.FixtureRequest) -> Path:
+    """The index served: ``DOCS_MCP_SCALE_INDEX`` when set, else the one ``scale_build`` made."""
+    if PREBUILT:
+        return Path(PREBUILT)
+    built: Built = request.getfixturevalue("scale_build")
+    return built.out
 
+
+class _Calls:
+    """The benchmark's MCP calls on one connected client, their round trips in ms by kind."""
+
+    def __init__(self, short: list[str], long: list[str]) -> None:
+        self.short, self.long = short, long
+        self.timings: dict[str, list[float]] = {"short": [], "long": [], "get": []}
+        self.first_long = 0.0
+
+    @staticmethod
     async def timed(client: Client, tool: str, arguments: dict[str, object]) -> tuple[list[str], float]:
         """The call's round trip in ms, and the first two hit ids of a search."""
         started = time.perf_counter()
@@ -124,38 +151,68 @@ def test_scale_serving(benchmark: BenchmarkFixture, scale_build: Built, evaldata
         hits = (result.structured_content or {}).get("hits", [])
         return [str(hit["chunk_id"]) for hit in hits[:2]], elapsed
 
-    async def calls(url: str) -> None:
-        async with Client(url) as client:
-            ids: list[str] = []
-            for query in short[:3]:
-                ids += (await timed(client, "search_docs", {"query": query}))[0]
-            first_long.append((await timed(client, "search_docs", {"query": long[0]}))[1])
-            for n in range(CALLS):
-                kind = ("short", "long", "get")[n % 3]
-                if kind == "get":
-                    found, elapsed = await timed(
-                        client, "get_doc", {"chunk_id": ids[n % len(ids)], "context": 1}
-                    )
-                else:
-                    query = short[n % len(short)] if kind == "short" else long[n % len(long)]
-                    found, elapsed = await timed(client, "search_docs", {"query": query})
-                ids += found
-                timings[kind].append(elapsed)
+    async def run(self, client: Client) -> None:
+        ids: list[str] = []
+        for query in self.short[:3]:
+            ids += (await self.timed(client, "search_docs", {"query": query}))[0]
+        self.first_long = (await self.timed(client, "search_docs", {"query": self.long[0]}))[1]
+        for n in range(CALLS):
+            kind = ("short", "long", "get")[n % 3]
+            if kind == "get":
+                found, elapsed = await self.timed(
+                    client, "get_doc", {"chunk_id": ids[n % len(ids)], "context": 1}
+                )
+            else:
+                query = self.short[n % len(self.short)] if kind == "short" else self.long[n % len(self.long)]
+                found, elapsed = await self.timed(client, "search_docs", {"query": query})
+            ids += found
+            self.timings[kind].append(elapsed)
 
-    with http_process(serve_command(scale_build.out, "--transport", "http", "--port", "0")) as running:
+
+def _over_http(index: Path, calls: _Calls, benchmark: BenchmarkFixture) -> dict[str, float]:
+    with http_process(serve_command(index, "--transport", "http", "--port", "0")) as running:
         ready_mib = memory_mib(running.process.pid)
-        benchmark.pedantic(lambda: anyio.run(calls, running.url), rounds=1, iterations=1)
+        benchmark.pedantic(lambda: anyio.run(calls.run, running.url), rounds=1, iterations=1)
         after = memory_mib(running.process.pid)
         peak = memory_mib(running.process.pid, "VmHWM")
-    info: dict[str, float] = {
+    return {
         "open_s": round(running.ready_s, 2),
         "rss_ready_mib": round(ready_mib, 1),
         "rss_after_300_mib": round(after, 1),
         "peak_rss_mib": round(peak, 1),
-        "first_long_ms": round(first_long[0], 1),
     }
-    for kind, values in timings.items():
+
+
+def _over_stdio(index: Path, calls: _Calls, benchmark: BenchmarkFixture) -> dict[str, float]:
+    command = serve_command(index)
+    server = StdioServerParameters(command=command[0], args=command[1:], env=env())
+    figures: dict[str, float] = {}
+
+    async def session() -> None:
+        started = time.perf_counter()
+        async with Client(server) as client:
+            await client.call_tool("search_docs", {"query": calls.short[0]})
+            figures["first_answer_s"] = round(time.perf_counter() - started, 2)
+            pid = served_child(str(index))
+            figures["rss_ready_mib"] = round(tree_memory_mib(pid), 1)
+            await calls.run(client)
+            figures["rss_after_300_mib"] = round(tree_memory_mib(pid), 1)
+            figures["peak_rss_mib"] = round(tree_memory_mib(pid, "VmHWM"), 1)
+
+    benchmark.pedantic(lambda: anyio.run(session), rounds=1, iterations=1)
+    return figures
+
+
+@pytest.mark.parametrize("transport", ["http", "stdio"])
+def test_scale_serving(
+    benchmark: BenchmarkFixture, scale_index: Path, evaldata_dir: Path, transport: str
+) -> None:
+    calls = _Calls([query.query for query in sdk_set.load_set()], _long_queries(evaldata_dir / "corpora"))
+    serve = _over_http if transport == "http" else _over_stdio
+    info = serve(scale_index, calls, benchmark)
+    info["first_long_ms"] = round(calls.first_long, 1)
+    for kind, values in calls.timings.items():
         info[f"{kind}_p50_ms"] = _percentile(values, 0.5)
         info[f"{kind}_p95_ms"] = _percentile(values, 0.95)
     benchmark.extra_info.update(info)
-    print(f"\n{info}")
+    print(f"\n{transport}: {info}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
+import lancedb
 import pytest
 
 from docs_mcp.corpus.copies import copy_groups
@@ -12,7 +14,8 @@ from docs_mcp.corpus.validation import validate
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
-from docs_mcp.store.index_manifest import read_manifest
+from docs_mcp.store.columns import COPY_COLUMN, LANCEDB_DIR, TABLE_NAME
+from docs_mcp.store.index_manifest import read_manifest, replace_manifest
 from testkit.index_fixtures import write_docs
 
 pytestmark = pytest.mark.timeout(120)
@@ -103,10 +106,33 @@ def test_validate_counts_copies(tmp_path: Path) -> None:
     assert report.to_json()["copies"] == {"groups": 3, "sections": 4}
 
 
-def test_search_shows_one_hit_per_copy_group_and_every_copy_stays_readable(tmp_path: Path) -> None:
+def _main_copies(out: Path) -> dict[str, str | None]:
+    table = lancedb.connect(str(out / LANCEDB_DIR)).open_table(TABLE_NAME)
+    read = table.search().select(["id", COPY_COLUMN]).limit(None).to_arrow()
+    return dict(zip(read["id"].to_pylist(), read[COPY_COLUMN].to_pylist(), strict=True))
+
+
+def test_each_row_names_its_main_copy_and_the_manifest_only_counts_the_groups(tmp_path: Path) -> None:
     build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", FILES), out=tmp_path / "out"))
-    assert len(read_manifest(tmp_path / "out").copies) == 3  # recorded in the index manifest
-    index = DocsIndex.open(tmp_path / "out")
+    manifest = read_manifest(tmp_path / "out")
+    # The manifest is read whole at every open: it holds no chunk ids per copy (issue 34).
+    assert (manifest.copy_groups, manifest.copies) == (3, ())
+    main = _main_copies(tmp_path / "out")
+    assert (
+        main["python/README-PYPI.md#acme-python-client/retries"]
+        == "python/README.md#acme-python-client/retries"
+    )
+    assert (
+        main["python/README.md#acme-python-client/retries"] == "python/README.md#acme-python-client/retries"
+    )
+    assert {
+        main[f"python/{p}docs/models/link.md#link/fields"] for p in ("", "packages/azure/", "packages/gcp/")
+    } == {"python/docs/models/link.md#link/fields"}
+    assert main["python/docs/models/tag.md#tag/fields"] is None
+    assert sum(value is not None for value in main.values()) == 7  # three groups: 2 + 2 + 3 copies
+
+
+def _search_shows_one_hit_per_copy_group(index: DocsIndex) -> None:
     hits = index.search(SearchRequest("exponential backoff interval exponent", limit=5)).hits
     twins = {"python/README.md", "python/README-PYPI.md"}
     assert len(hits) == 1 and hits[0].file_path in twins  # the best-ranked of the two
@@ -116,3 +142,20 @@ def test_search_shows_one_hit_per_copy_group_and_every_copy_stays_readable(tmp_p
     fields = [hit.file_path for hit in index.search(SearchRequest("link id field", limit=5)).hits]
     assert sum(path.endswith("models/link.md") for path in fields) == 1  # the packages' copies folded in
     assert "python/docs/models/tag.md" in fields
+
+
+def test_search_shows_one_hit_per_copy_group_and_every_copy_stays_readable(tmp_path: Path) -> None:
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", FILES), out=tmp_path / "out"))
+    _search_shows_one_hit_per_copy_group(DocsIndex.open(tmp_path / "out"))
+
+
+def test_an_index_that_lists_its_groups_in_the_manifest_folds_them_as_before(tmp_path: Path) -> None:
+    """Indexes built before each row named its main copy: the groups are in the manifest's ``copies``."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", FILES), out=out))
+    groups = copy_groups(load_corpus(tmp_path / "docs").chunks)
+    lancedb.connect(str(out / LANCEDB_DIR)).open_table(TABLE_NAME).drop_columns([COPY_COLUMN])
+    old = dataclasses.replace(read_manifest(out), copy_groups=0, copies=tuple(tuple(g) for g in groups))
+    replace_manifest(out, old)
+    assert '"copies"' in (out / "docs-mcp-index.json").read_text()
+    _search_shows_one_hit_per_copy_group(DocsIndex.open(out))

@@ -9,7 +9,7 @@ import pytest
 
 from docs_mcp.errors import ChunkNotFound
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.search import catalog
+from docs_mcp.search import catalog, lance
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from testkit.index_fixtures import write_docs
@@ -55,6 +55,22 @@ def test_answers_do_not_depend_on_what_the_caches_hold(built: Path, monkeypatch:
     cramped = DocsIndex.open(built)
     assert _answers(cramped) == roomy
     assert len(cramped._catalog._rows._items) <= 2 and len(cramped._catalog._files._items) <= 1
+
+
+def test_the_index_is_read_through_one_bounded_lancedb_cache(
+    built: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every connection reading an index shares one LanceDB session whose caches are bounded (LanceDB
+    gives each connection its own, GiBs each); answers do not depend on what it holds."""
+    roomy = _answers(DocsIndex.open(built))
+    held = lance.session().size_bytes
+    assert 0 < held <= lance.INDEX_CACHE_BYTES + lance.METADATA_CACHE_BYTES
+    monkeypatch.setattr(lance, "INDEX_CACHE_BYTES", 4096)
+    monkeypatch.setattr(lance, "METADATA_CACHE_BYTES", 4096)
+    monkeypatch.setattr(lance, "_SESSION", [])
+    cramped = DocsIndex.open(built)
+    assert _answers(cramped) == roomy
+    assert lance.session().size_bytes < held
 
 
 def test_ids_with_quotes_are_found_and_unknown_ones_get_close_ids(built: Path) -> None:

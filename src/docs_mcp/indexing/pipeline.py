@@ -30,7 +30,7 @@ from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
 from docs_mcp.indexing.row_cache import RowCache
-from docs_mcp.indexing.rows import vector_batches
+from docs_mcp.indexing.rows import copy_batches, vector_batches
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
@@ -174,6 +174,7 @@ def build(options: BuildOptions) -> BuildResult:
             ),
         )
     facets = _facets(chunks)
+    groups = copy_groups(chunks, corpus.declared_copies)
     embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
     manifest = IndexManifest(
         format_version=FORMAT_VERSION,
@@ -191,7 +192,7 @@ def build(options: BuildOptions) -> BuildResult:
         site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
         prompts=tuple(corpus.prompts),
         examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
-        copies=tuple(tuple(group) for group in copy_groups(chunks, corpus.declared_copies)),
+        copy_groups=len(groups),
     )
     report(BuildProgress("writing", 0, None, str(out)))
     # Rows stream from the row cache (or are made) batch by batch into LanceDB: never the whole table.
@@ -199,6 +200,9 @@ def build(options: BuildOptions) -> BuildResult:
     names = sorted(facets)
     schema = RowCache.schema(names, corpus.urls)
     batches = row_cache.batches(corpus.files, corpus.file_keys, names, corpus.urls)
+    # Each copy's group is written with its row (store.columns.COPY_COLUMN), not in the manifest.
+    main_copies = {cid: group[0] for group in groups for cid in group}
+    schema, batches = copy_batches(schema, batches, main_copies)
     if vectors is not None:
         schema, batches = vector_batches(schema, batches, vectors)
     staging = new_staging_dir(out)

@@ -10,6 +10,7 @@ import pyarrow as pa
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.store.columns import (
+    COPY_COLUMN,
     FILE_CHUNKS_COLUMN,
     FTS_BODY,
     FTS_CRUMBS,
@@ -124,6 +125,24 @@ def vector_batches(
             raise ValueError(f"{len(vectors)} vectors for {done} chunks")
 
     return schema.append(field), joined()
+
+
+def copy_batches(
+    schema: pa.Schema, batches: Iterable[pa.RecordBatch], main_copies: Mapping[str, str]
+) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
+    """The schema and batches of ``batches`` with ``COPY_COLUMN``: each row's main copy in
+    ``main_copies`` (chunk id -> the id of its group's main copy), null for a row with no copy; one
+    batch at a time."""
+    field = pa.field(COPY_COLUMN, pa.string(), nullable=True)
+    joined_schema = schema.append(field)
+
+    def joined() -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            ids = batch.column(batch.schema.get_field_index("id")).to_pylist()
+            column = pa.array([main_copies.get(cid) for cid in ids], type=pa.string())
+            yield pa.RecordBatch.from_arrays([*batch.columns, column], schema=joined_schema)
+
+    return joined_schema, joined()
 
 
 def _places(chunks: Sequence[Chunk]) -> tuple[list[object], list[object]]:

@@ -24,7 +24,13 @@ from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.folding import HitRow
 from docs_mcp.search.kind_prior import KIND, Role
 from docs_mcp.search.types import Section
-from docs_mcp.store.columns import FILE_CHUNKS_COLUMN, POSITION_COLUMN, URL_COLUMN, facet_column
+from docs_mcp.store.columns import (
+    COPY_COLUMN,
+    FILE_CHUNKS_COLUMN,
+    POSITION_COLUMN,
+    URL_COLUMN,
+    facet_column,
+)
 from docs_mcp.store.index_manifest import pick_example
 
 __all__ = ["RowCatalog"]
@@ -68,6 +74,7 @@ class _Row(NamedTuple):
     position: int | None  # None: an index built without the place columns
     total: int | None
     row_id: int | None  # LanceDB's ``_rowid``: a file's rows are written one after another
+    copy_of: str | None  # the main copy of the row's group of copies; None: no copy (or no column)
 
 
 class RowCatalog:
@@ -80,6 +87,8 @@ class RowCatalog:
         self.has_urls = URL_COLUMN in table.schema.names
         # Each row's place in its file: in every index built since issue 34; else from its file's ids.
         self.has_places = {POSITION_COLUMN, FILE_CHUNKS_COLUMN} <= set(table.schema.names)
+        # Each row's group of copies: in indexes built since issue 34 (before: the manifest's groups).
+        self.has_copies = COPY_COLUMN in table.schema.names
         # What a search leg selects for the catalog besides ``id`` (``remember`` reads them).
         self.columns = [
             "file_path",
@@ -87,6 +96,7 @@ class RowCatalog:
             "breadcrumb",
             *([URL_COLUMN] if self.has_urls else []),
             *([POSITION_COLUMN, FILE_CHUNKS_COLUMN] if self.has_places else []),
+            *([COPY_COLUMN] if self.has_copies else []),
             *self.facet_columns.values(),
         ]
         self._lock = threading.Lock()
@@ -103,6 +113,7 @@ class RowCatalog:
         nothing: list[Any] = [None] * found.num_rows
         urls = values.get(URL_COLUMN) or nothing
         positions, totals = values.get(POSITION_COLUMN) or nothing, values.get(FILE_CHUNKS_COLUMN) or nothing
+        copies = values.get(COPY_COLUMN) or nothing
         row_ids = found["_rowid"].to_pylist() if "_rowid" in found.column_names else nothing
         rows: dict[str, _Row] = {}
         for i, cid in enumerate(values["id"]):
@@ -121,6 +132,7 @@ class RowCatalog:
                 positions[i],
                 totals[i],
                 row_ids[i],
+                copies[i],
             )
             rows[cid] = row
         with self._lock:
@@ -292,6 +304,13 @@ class RowCatalog:
         columns = (read[c].to_pylist() for c in ("id", "heading", "breadcrumb"))
         picked = pick_example(zip(*columns, strict=True))
         return picked.get("query", ""), picked.get("chunk_id", "")
+
+    def main_copies(self, ids: Sequence[str]) -> dict[str, str]:
+        """The main copy of each of ``ids`` that has copies (``COPY_COLUMN``), read together; a
+        search's rows are remembered, so its hits cost no read."""
+        if not self.has_copies:
+            return {}
+        return {cid: row.copy_of for cid, row in self._rows_of(ids).items() if row.copy_of is not None}
 
     def facet_values(self, ids: Sequence[str], name: str) -> set[str]:
         return {value for row in self._rows_of(ids).values() if (value := row.facets.get(name)) is not None}

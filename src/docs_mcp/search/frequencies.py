@@ -10,11 +10,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import lancedb
-
 from docs_mcp.search import lance
 from docs_mcp.search.filters import sql_literal
-from docs_mcp.store.columns import LANCEDB_DIR
 from docs_mcp.store.identifiers import expand_query
 from docs_mcp.store.term_table import TERMS_TABLE, WORD, chunk_words
 
@@ -69,7 +66,7 @@ class _LookedUp(Mapping[str, int]):
 def terms_table(root: Path) -> Any | None:
     """The ``terms`` table of the index in ``root``; None when it has none (built before it existed)."""
     try:
-        return lancedb.connect(str(root / LANCEDB_DIR)).open_table(TERMS_TABLE)
+        return lance.connect(root).open_table(TERMS_TABLE)
     except ValueError:  # "Table 'terms' was not found"
         return None
 

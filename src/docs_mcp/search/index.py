@@ -15,8 +15,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import lancedb
-
 from docs_mcp.embedding.provider import EmbeddingProvider
 from docs_mcp.errors import ChunkNotFound, IndexUnavailable, QueryError
 from docs_mcp.search import lance
@@ -137,7 +135,11 @@ class DocsIndex:
             config.vector_floor(manifest.embedding.model) if manifest.embedding is not None else None
         )
         # Sections the build found to be copies of each other fold into one hit (search.copies).
-        copies = CopyFolder(manifest.copies if config.fold else ())
+        copies = CopyFolder()
+        if config.fold and manifest.copy_groups and self._catalog.has_copies:
+            copies = CopyFolder(self._catalog.main_copies)
+        elif config.fold and manifest.copies:  # built before rows named their group: held whole
+            copies = CopyFolder.of_groups(manifest.copies)
         terms = terms_table(path)
         self._bounds = ScoreBounds(path)
         # The largest factor the kind prior multiplies a score by (a bound must allow for it).
@@ -179,7 +181,7 @@ class DocsIndex:
             log.warning("vector search disabled, searching full text only: %s", problem)
         embedder = QueryEmbedder(provider, query_timeout) if provider is not None else None
         with lance_reads(root):  # opening reads the table's schema and its indices, no rows
-            table = lancedb.connect(str(root / LANCEDB_DIR)).open_table(TABLE_NAME)
+            table = lance.connect(root).open_table(TABLE_NAME)
             rows = table.count_rows()
             if rows != manifest.chunk_count:  # an edited manifest, or a table from another build
                 raise IndexUnavailable(

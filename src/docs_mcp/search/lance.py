@@ -22,6 +22,32 @@ from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, TEXT_COLUMN, VECTOR_
 
 _T = TypeVar("_T")
 
+# What LanceDB keeps of an index it has read (index pages: full-text posting lists, btree and bitmap
+# pages; file and fragment metadata), shared by every connection this process opens to read indexes.
+# LanceDB's defaults (a session per connection, GiBs each) let a server's memory grow with the part of
+# a large index its queries have touched; bounded, it does not grow with the corpus (issue 34). The
+# sizes hold what the searches of a busy server touch again and again on a million chunks (see
+# docs/scaling.md); past them the least recently used pages are read again from the local disk.
+INDEX_CACHE_BYTES = 96 * 2**20
+METADATA_CACHE_BYTES = 32 * 2**20
+_SESSION: list[Any] = []
+
+
+def session() -> Any:
+    """The ``lancedb.Session`` of this process's reading connections (made on first use)."""
+    if not _SESSION:
+        _SESSION.append(
+            lancedb.Session(
+                index_cache_size_bytes=INDEX_CACHE_BYTES, metadata_cache_size_bytes=METADATA_CACHE_BYTES
+            )
+        )
+    return _SESSION[0]
+
+
+def connect(root: Path) -> Any:
+    """A synchronous connection to the index in ``root`` (its ``.lancedb``), in the shared session."""
+    return lancedb.connect(str(root / LANCEDB_DIR), session=session())
+
 
 def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
     """Run ``coroutine`` on LanceDB's background event loop (the one its async tables live on)."""
@@ -30,7 +56,7 @@ def run(coroutine: Coroutine[Any, Any, _T]) -> _T:
 
 async def open_table(root: Path) -> Any:
     """The index table as an ``AsyncTable``, opened on (and for) LanceDB's background event loop."""
-    db = await lancedb.connect_async(str(root / LANCEDB_DIR))
+    db = await lancedb.connect_async(str(root / LANCEDB_DIR), session=session())
     return await db.open_table(TABLE_NAME)
 
 

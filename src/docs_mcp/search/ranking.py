@@ -63,7 +63,7 @@ class Ranker:
         frequencies: WordFrequencies | None = None,
     ) -> None:
         self._floor = floor
-        self._copies = copies or CopyFolder(())
+        self._copies = copies or CopyFolder()
         self._table = table
         self._config = config
         self._ef = ef

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "COPY_COLUMN",
     "FILE_CHUNKS_COLUMN",
     "FTS_BODY",
     "FTS_COLUMNS",
@@ -51,6 +52,13 @@ URL_COLUMN = "url"
 # per-file lists in memory (issue 34). Indexes built before them have neither; readers ask the file.
 POSITION_COLUMN = "position"
 FILE_CHUNKS_COLUMN = "file_chunks"
+
+# The id of the main copy of the group of copies a chunk belongs to (``corpus.copies``: the same section
+# in several places), null for a chunk with no copy. Search folds the hits of one group into one, reading
+# the column with the hits (issue 34: the groups once sat in the index manifest, read whole at open, a
+# few hundred bytes a chunk of a copied corpus). Added after the text rows (it depends on the whole
+# corpus, not on one file); indexes built before it have none, and their manifest's ``copies`` instead.
+COPY_COLUMN = "copy_of"
 
 _FACET_PREFIX = "facet_"
 _UNSAFE = re.compile(r"[^a-z0-9]")

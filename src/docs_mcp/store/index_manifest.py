@@ -111,9 +111,13 @@ class IndexManifest:
     # (their servers publish no examples).
     examples: dict[str, str] | None = None
     # Groups of chunk ids that are copies of one section (``corpus.copies``), the main copy first:
-    # search folds each group's hits into one. Optional within format 3, written only when there are
-    # any (an older reader keeps them in ``extra`` and shows every copy).
+    # search folds each group's hits into one. Optional within format 3, written by builds before
+    # issue 34 only (an older reader keeps them in ``extra`` and shows every copy); read for those.
     copies: tuple[tuple[str, ...], ...] = ()
+    # How many groups of copies the index holds: each member's row names its group's main copy
+    # (``store.columns.COPY_COLUMN``), so a server reads groups with hits, never all of them. Optional
+    # within format 3, written only when there are any (an older reader shows every copy).
+    copy_groups: int = 0
     # Hybrid fusion calibrated on labelled questions (``build --calibrate``): ``text_weight`` and
     # ``vector_floor``. Optional within format 3, absent unless calibrated (searches use the defaults).
     fusion: dict[str, float] | None = None
@@ -163,6 +167,8 @@ class IndexManifest:
             data["examples"] = dict(self.examples)
         if self.copies:
             data["copies"] = [list(group) for group in self.copies]
+        if self.copy_groups:
+            data["copy_groups"] = self.copy_groups
         if self.fusion is not None:
             data["fusion"] = dict(self.fusion)
         return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
@@ -187,7 +193,7 @@ class IndexManifest:
             known = {
                 "format_version", "docs_mcp_version", "description", "instructions", "facets",
                 "embedding", "chunk_count", "file_count", "content_hash", "source_commit", "taxonomy",
-                "version", "site", "prompts", "examples", "copies", "fusion",
+                "version", "site", "prompts", "examples", "copies", "copy_groups", "fusion",
             }  # fmt: skip
             site = data.get("site")
             examples = data.get("examples")
@@ -229,6 +235,7 @@ class IndexManifest:
                 copies=tuple(
                     tuple(_string_list(group, "copies")) for group in _list(data.get("copies", []), "copies")
                 ),
+                copy_groups=_count(data.get("copy_groups", 0), "copy_groups"),
                 extra={k: v for k, v in data.items() if k not in known},
             )
         except IndexCompatibilityError:
