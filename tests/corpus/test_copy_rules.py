@@ -21,13 +21,14 @@ from testkit.index_fixtures import write_docs
 pytestmark = pytest.mark.timeout(120)
 
 MAIN = (
-    "# Acme Python Client\n\n## Retries\n\nPass a RetryConfig to retry failed calls with exponential "
+    "# Acme Python Client\n\n## Background\n\nPass a RetryConfig to retry failed calls with exponential "
     "backoff: the initial interval, the maximum interval and the exponent.\n\n## Pagination\n\n"
     "Call next() on a page.\n"
 )
-# A package's README: its own title, its own words for the same topic (the text test says no copy).
+# A package's README: its own title, its own words for the same section (the text test says no copy,
+# and a guide section, unlike a README topic or an operation, is not folded by place alone).
 AZURE = (
-    "# Acme on Azure\n\n## Retries\n\nThe Azure deployment retries throttled requests by itself; give the "
+    "# Acme on Azure\n\n## Background\n\nThe Azure deployment retries throttled requests by itself; give the "
     "client a backoff strategy object to change how long it keeps trying.\n\n## Deployments\n\n"
     "Name the Azure deployment to call.\n"
 )
@@ -50,7 +51,7 @@ def test_a_declared_copy_folds_its_sections_of_the_same_headings_whatever_the_te
     corpus = load_corpus(docs_with(tmp_path / "ruled", COPY_RULE))
     assert corpus.declared_copies == (("packages/azure/README.md", "README.md"),)
     assert copy_groups(corpus.chunks, corpus.declared_copies) == [
-        ["README.md#acme-python-client/retries", "packages/azure/README.md#acme-on-azure/retries"]
+        ["README.md#acme-python-client/background", "packages/azure/README.md#acme-on-azure/background"]
     ]  # the original first; the package's own section and its title pair with nothing
 
 
@@ -59,17 +60,15 @@ def test_the_build_records_declared_copies_and_search_shows_one_hit_with_the_cop
 ) -> None:
     docs = docs_with(tmp_path, COPY_RULE)
     build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
-    assert read_manifest(tmp_path / "out").copies == (
-        ("README.md#acme-python-client/retries", "packages/azure/README.md#acme-on-azure/retries"),
-    )
+    assert read_manifest(tmp_path / "out").copy_groups == 1  # each copy's row names its group's main copy
     index = DocsIndex.open(tmp_path / "out")
     hits = index.search(SearchRequest("retries backoff", limit=5)).hits
-    retries = [hit for hit in hits if hit.heading == "Retries"]
+    retries = [hit for hit in hits if hit.heading == "Background"]
     assert len(retries) == 1
     other = {"README.md", "packages/azure/README.md"} - {retries[0].file_path}
     assert [(v.facet, v.value) for v in retries[0].also_in] == [("copy", other.pop())]
     assert "Azure deployment" in (
-        index.get("packages/azure/README.md#acme-on-azure/retries").chunks[0].markdown or ""
+        index.get("packages/azure/README.md#acme-on-azure/background").chunks[0].markdown or ""
     )
 
 
