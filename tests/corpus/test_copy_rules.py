@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -33,11 +34,11 @@ AZURE = (
 )
 
 
-def manifest(*overrides: dict[str, object]) -> str:
+def manifest(*overrides: Mapping[str, object]) -> str:
     return json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "overrides": list(overrides)})
 
 
-def docs_with(tmp_path: Path, *overrides: dict[str, object], **extra: str) -> Path:
+def docs_with(tmp_path: Path, *overrides: Mapping[str, object], **extra: str) -> Path:
     files = {"README.md": MAIN, "packages/azure/README.md": AZURE, ".docs-mcp.json": manifest(*overrides)}
     return write_docs(tmp_path / "docs", {**files, **extra})
 
