@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -34,11 +35,11 @@ AZURE = (
 )
 
 
-def manifest(*overrides: dict[str, object]) -> str:
+def manifest(*overrides: Mapping[str, object]) -> str:
     return json.dumps({"version": "1", "strategy": {"chunk_by": "h2"}, "overrides": list(overrides)})
 
 
-def docs_with(tmp_path: Path, *overrides: dict[str, object], **extra: str) -> Path:
+def docs_with(tmp_path: Path, *overrides: Mapping[str, object], **extra: str) -> Path:
     files = {"README.md": MAIN, "packages/azure/README.md": AZURE, ".docs-mcp.json": manifest(*overrides)}
     return write_docs(tmp_path / "docs", {**files, **extra})
 
@@ -189,3 +190,9 @@ def test_a_real_package_readme_declared_a_copy_folds_into_the_main_readme(
     assert {"sdk-installation", "retries", "error-handling", "server-selection"} <= headings
     assert len(declared) > len(detected)
     assert all(group[0].startswith("README.md#") for group in declared)
+    build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
+    hits = DocsIndex.open(tmp_path / "out").search(SearchRequest("retries backoff strategy", limit=10)).hits
+    retries = [hit for hit in hits if hit.heading == "Retries"]
+    assert len(retries) == 1  # the best-ranked of the two, the other in also_in
+    shown = {retries[0].file_path, *(v.value for v in retries[0].also_in if v.facet == "copy")}
+    assert shown == {"README.md", "packages/azure/README.md"}

@@ -5,7 +5,7 @@ Each library's hits are scored by its own index; the merged list ranks them by s
 reach the page: libraries are asked best bound first (``DocsIndex.plan``: the highest score a
 full-text search of it can give), until the page's last hit scores above the next library's bound.
 Since every hit of a library scores at most its bound, the page, and whether more follow, are those
-asking every library would give (tests/server/test_libraries.py compares them on the labelled sets).
+asking every library would give (tests/server/test_library_cutoff.py compares them on the labelled sets).
 """
 
 from __future__ import annotations

@@ -5,10 +5,10 @@ shape of a single index: no ``library`` argument or field, the index's own schem
 
 With ``library`` a search runs on that library's index exactly as a single-index server runs it (same
 hits, same folding, same hint), each hit tagged with its library. Without it, every library's latest
-index that holds the given facet values is searched, and the lists are merged into one ranking (see
-:func:`merge`). A cursor carries the library (and version) it continues, signed; it is bound to that
-index's identity, or for a merged search to every index searched, so a swapped index makes exactly
-its own cursors stale.
+index that holds the given facet values and whose score bound can reach the page is searched, and
+the lists are merged into one ranking (see ``hub_merge``). A cursor carries the library (and version)
+it continues, signed; it is bound to that index's identity, or for a merged search to every default
+index, so a swapped index makes exactly its own cursors stale.
 """
 
 from __future__ import annotations
