@@ -165,3 +165,30 @@ def test_a_manifest_sets_the_kind(tmp_path: Path) -> None:
     build(BuildOptions(docs_dir=docs, out=tmp_path / "out"))
     opened = DocsIndex.open(tmp_path / "out")
     assert opened.facets["kind"] == ["guide", "operation"]
+
+
+def test_an_operation_below_a_depth_of_type_pages_is_found_and_pages_stay_one_order(tmp_path: Path) -> None:
+    # 60 type pages say every word of the question, more often than the operation does: the first
+    # 50 full-text candidates are all type pages, so only the leg over the other kinds finds it.
+    files = {
+        "python/docs/sdks/audio/README.md": OPERATION,
+        **{
+            f"python/docs/models/streamaudio{n}.md": model(
+                f"StreamAudioTranscription{n}", "Stream a transcription of an audio file. " * 4
+            )
+            for n in range(60)
+        },
+    }
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", files), out=tmp_path / "out"))
+    index = DocsIndex.open(tmp_path / "out")
+    query = "stream an audio transcription"
+    whole = [hit.chunk_id for hit in index.search(SearchRequest(query, limit=30, mode="fulltext")).hits]
+    assert whole[0] == "python/docs/sdks/audio/README.md#audio/stream"
+    paged: list[str] = []
+    while len(paged) < 30:
+        page = index.search(SearchRequest(query, limit=3, offset=len(paged), mode="fulltext"))
+        paged += [hit.chunk_id for hit in page.hits]
+    assert paged == whole
+    unprimed = DocsIndex.open(tmp_path / "out", config=SearchConfig(kind_prior=None))
+    ranked = [h.chunk_id for h in unprimed.search(SearchRequest(query, limit=50, mode="fulltext")).hits]
+    assert "python/docs/sdks/audio/README.md#audio/stream" not in ranked  # below the first 50

@@ -33,6 +33,8 @@ __all__ = ["Ranker", "Ranking"]
 _FOLD_FACTOR = 4
 _DEPTH_MAX = 4 * (OFFSET_MAX + LIMIT_MAX + 1)
 TEXT, MEANING, BOTH = "text", "meaning", "both"  # how a hit matched
+# The full-text leg's kind-prior check covers the first 1/_SETTLED of its depth (``Ranker._text_leg``).
+_SETTLED = 4
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ class Ranker:
             texts: dict[str, str] = {}
             matched: dict[str, str] = {}
             rows = lance.Rows(self._catalog.columns)
-            ranked, complete = lance.run(self._ranked(ranking, depth, wanted, texts, matched, rows))
+            ranked, complete = lance.run(self._ranked(ranking, depth, texts, matched, rows))
             for read in rows.read:  # what the page and folding show of each hit: no second read
                 self._catalog.remember(read)
             if not folding and not self._copies:
@@ -117,7 +119,6 @@ class Ranker:
         self,
         ranking: Ranking,
         depth: int,
-        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
@@ -126,13 +127,11 @@ class Ranker:
         when there is one (the rest only once those are complete, so every page is a prefix of the
         same order). Row texts go into ``texts``."""
         if ranking.preferred is None:
-            return await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
-        first, complete = await self._leg_ranking(
-            ranking, ranking.preferred, depth, need, texts, matched, rows
-        )
+            return await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
+        first, complete = await self._leg_ranking(ranking, ranking.preferred, depth, texts, matched, rows)
         if not complete:
             return first, False
-        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, need, texts, matched, rows)
+        rest, complete = await self._leg_ranking(ranking, ranking.where, depth, texts, matched, rows)
         seen = {cid for cid, _ in first}
         return first + [(cid, score) for cid, score in rest if cid not in seen], complete
 
@@ -141,13 +140,12 @@ class Ranker:
         ranking: Ranking,
         where: str | None,
         depth: int,
-        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """:meth:`_legs`, with the kind prior applied when the index has kinds."""
-        ranked, complete = await self._legs(ranking, where, depth, need, texts, matched, rows)
+        ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
         if self._prior is None:
             return ranked, complete
         return self._weighed(ranking.query, ranked, rows), complete
@@ -168,13 +166,14 @@ class Ranker:
         ranking: Ranking,
         where: str | None,
         depth: int,
-        need: int,
         texts: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
         """The full-text leg at ``depth`` and whether it holds every match. When the kind prior lowers
-        some kinds and an unfetched hit of the others could still reach the first ``need`` (the last
-        score fetched, times the prior's largest factor, beats the ``need``-th after the prior),
+        some kinds and an unfetched hit of the others could still reach the first quarter of the
+        depth (the last score fetched, times the prior's largest factor, beats that quarter's last
+        after the prior; a share of the depth, not of the page, so every page that ranks at one
+        depth takes the same decision and pages stay prefixes of one order),
         those other kinds are also ranked alone, as deep, and both are taken: the top of a generated
         SDK reference is often all type pages, with the operation asked for just below the depth."""
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
@@ -185,6 +184,7 @@ class Ranker:
             return found, complete
         weighed = self._weighed(ranking.query, found, rows)
         bound = self._prior.ceiling(ranking.query) * max(found[-1][1], 0.0)
+        need = max(1, depth // _SETTLED)
         if len(weighed) >= need and weighed[need - 1][1] >= bound:
             return found, complete
         kept = ", ".join(map(sql_literal, sorted(lowered)))
@@ -201,7 +201,6 @@ class Ranker:
         ranking: Ranking,
         where: str | None,
         wanted: int,
-        need: int,
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
@@ -210,7 +209,7 @@ class Ranker:
         on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
         mode, vector = ranking.mode, ranking.vector
         if mode == "fulltext":
-            found, complete = await self._text_leg(ranking, where, wanted, need, texts, rows)
+            found, complete = await self._text_leg(ranking, where, wanted, texts, rows)
             matched.update((cid, TEXT) for cid, _ in found)
             return found, complete
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)
@@ -219,7 +218,7 @@ class Ranker:
             found = await by_vector
             matched.update((cid, MEANING) for cid, _ in found)
             return found, len(found) < depth
-        by_text = self._text_leg(ranking, where, depth, need, texts, rows)
+        by_text = self._text_leg(ranking, where, depth, texts, rows)
         (text, text_complete), vectors = await asyncio.gather(by_text, by_vector)
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
         weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
