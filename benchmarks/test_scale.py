@@ -172,7 +172,12 @@ class _Calls:
 def _over_http(index: Path, calls: _Calls, benchmark: BenchmarkFixture) -> dict[str, float]:
     with http_process(serve_command(index, "--transport", "http", "--port", "0")) as running:
         ready_mib = memory_mib(running.process.pid)
-        benchmark.pedantic(lambda: anyio.run(calls.run, running.url), rounds=1, iterations=1)
+
+        async def session() -> None:
+            async with Client(running.url) as client:
+                await calls.run(client)
+
+        benchmark.pedantic(lambda: anyio.run(session), rounds=1, iterations=1)
         after = memory_mib(running.process.pid)
         peak = memory_mib(running.process.pid, "VmHWM")
     return {
