@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from docs_mcp.fix.layout import infer_layout
 from docs_mcp.fix.outline import scan
+from docs_mcp.fix.strategy_choice import choose
 
 PY = "# P\n\n```python\nx = 1\n```\n"
 TS = "# T\n\n```ts\nconst x = 1;\n```\n"
@@ -45,3 +46,19 @@ def test_an_outline_estimates_chunk_sizes_per_heading_level() -> None:
         and len(outline.chunk_sizes[3]) == 4
     )
     assert outline.title == "T" and outline.sample == "intro"
+
+
+def test_pages_of_api_stubs_get_a_chunk_per_documented_object_not_one_per_page() -> None:
+    """openai-agents' ``ref/*.md`` (``# `Agent``` / ``::: agents.agent``) look small as read but
+    become a per-entry API reference: fix drafts the strategy the loader gives such pages."""
+    stubs = [scan(f"ref/m{n}.md", f"# `M{n}`\n\n::: agents.m{n}\n") for n in range(6)]
+    mixed = [scan("api.md", "# API\n\n::: httpx.request\n"), scan("guide.md", "# Guide\n\nWords.\n")]
+    containers = [scan(f"guide/g{n}.md", f"# G{n}\n\n::: tip\nShort.\n:::\n") for n in range(6)]
+    assert [outline.api_stubs for outline in (stubs[0], mixed[0], containers[0])] == [1, 1, 0]
+    decisions = choose([*stubs, *mixed, *containers], "", 20_000)
+    assert [(d.pattern, d.strategy) for d in decisions] == [
+        (None, {"chunk_by": "h2"}),
+        ("api.md", {"chunk_by": "h6", "min_chunk_size": 200}),
+        ("ref/*.md", {"chunk_by": "h6", "min_chunk_size": 200}),
+        ("guide/*.md", {"chunk_by": "file"}),
+    ]

@@ -4,10 +4,11 @@
 
 For each set: copy it, build it raw (no manifest), ``fix --write``, build again; per build the page
 files, the pages indexed, chunks, chunks with generator syntax left (``site_leaks.leaks``, the set's
-generator), stub chunks (``site_leaks.is_stub``), chunks with an empty heading, the name recorded,
-rows with a URL, the wall time of ``build`` and each question's gold page rank (among the pages of
-the first 20 full-text hits). Prints a markdown table. Not a test: a report. PYTHONPATH picks the
-code measured (``git archive`` another commit to measure it).
+generator), stub chunks (``site_leaks.is_stub``), short chunks (markdown under ``SHORT``
+characters), chunks with an empty heading, the name recorded, rows with a URL, the wall time of
+``build`` and each question's gold page rank (among the pages of the first 20 full-text hits).
+Prints a markdown table. Not a test: a report. PYTHONPATH picks the code measured (``git archive``
+another commit to measure it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ import lancedb
 from site_leaks import is_stub, leaks
 from site_questions import DOCS, SITES
 
+SHORT = 100  # a chunk under this many characters of markdown (or empty) says next to nothing
+
 
 def _run(command: list[str], *args: str) -> str:
     return subprocess.run([*command, *args], capture_output=True, text=True, check=False).stdout
@@ -34,7 +37,7 @@ def _pages(docs: Path) -> int:
     return sum(
         1
         for path in docs.rglob("*")
-        if path.suffix in (".md", ".mdx")
+        if path.suffix in (".md", ".mdx", ".rst")
         and not any(
             part.startswith((".", "_")) and part != "_index.md" for part in path.relative_to(docs).parts
         )
@@ -66,6 +69,7 @@ def _measure(command: list[str], docs: Path, out: Path, name: str) -> dict[str, 
         "chunks": len(rows),
         "leaky": sum(bool(leaks(str(row["markdown"]), generator)) for row in rows),
         "stubs": sum(is_stub(str(row["markdown"])) for row in rows),
+        "short": sum(len(str(row["markdown"]).strip()) < SHORT for row in rows),
         "no heading": sum(not row["heading"] for row in rows),
         "name": manifest.get("description"),
         "urls": sum(bool(row.get("url")) for row in rows),
@@ -84,6 +88,7 @@ def main() -> None:
         "chunks",
         "leaky",
         "stubs",
+        "short",
         "no heading",
         "name",
         "urls",

@@ -1,9 +1,11 @@
 """A scan for site-generator syntax in chunks: the markers of issue 20, outside fenced code.
 
-Written apart from the normaliser (``docs_mcp.parse.site_syntax``) so that it checks it rather than
-repeating it: any line of a chunk's markdown (code fences aside, inline code spans removed) that still
-holds an admonition, tab, block, directive, include, macro, attribute list, cross-reference, MyST
-target or role, or an MDX import/export line is a leak.
+Written apart from the normaliser (``docs_mcp.parse.site_syntax``) and the reStructuredText reader
+(``docs_mcp.parse.rst``) so that it checks them rather than repeating them: any line of a chunk's
+markdown (code fences aside, inline code spans removed) that still holds an admonition, tab, block,
+directive, include, macro, attribute list, cross-reference, MyST target or role, or an MDX
+import/export line is a leak; for Sphinx, any reStructuredText directive, label target or role, or
+mkdocstrings stub (``rst_leaks``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,10 @@ MARKERS: dict[str, re.Pattern[str]] = {
     "cross-reference": re.compile(r"\]\[[\w]+(?:\.[\w]+)+\]"),
     "MyST target": re.compile(r"^\s*\([\w.:-]+\)=\s*$"),
     "MyST role": re.compile(r"\{[\w:]+\}`"),
-    "MDX import/export": re.compile(r"^(?:import|export)\s"),
+    # ``import X from 'y'`` / ``import 'y.css'`` / ``export const``: not prose that starts with the word
+    "MDX import/export": re.compile(
+        r"^(?:import\s+(?:[\w*{][^;]*\sfrom\s|['\"])|export\s+(?:default|const|let|var|function|class|async|\{|\*))"
+    ),
     "JSX component": re.compile(r"</?(?:Tabs|TabItem|Admonition|CodeBlock)\b[^>]*>"),
 }
 # What each generator's pages may hold besides: the markers a rendered page never shows. The common
@@ -59,9 +64,27 @@ _CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 _FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")
 
 
+# reStructuredText and mkdocstrings syntax, outside code: directives, label targets, roles, stubs.
+_RST = re.compile(
+    r"^\s*(?:>\s*)*\.\.\s+[\w:|-]+(?:::|:)(?:\s|$)|:[\w:+.-]+:`[^`]+`|^\s*(?:>\s*)*:::\s+[\w.]+",
+    re.MULTILINE,
+)
+_FENCED = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
+_RST_CODE_SPAN = re.compile(r"(?<![:`])(`+)(?!`).+?(?<!`)\1(?!`)")  # not a role's `target`
+
+
+def rst_leaks(markdown: str) -> list[str]:
+    """The reStructuredText or mkdocstrings syntax left in ``markdown`` outside fenced code and code
+    spans."""
+    bare = _RST_CODE_SPAN.sub("", _FENCED.sub("", markdown))
+    return [match.group(0).strip() for match in _RST.finditer(bare)]
+
+
 def leaks(markdown: str, generator: str = "mkdocs") -> list[str]:
     """``kind: line`` for every marker of ``generator`` (the common markers for mkdocs and
-    Docusaurus) left in ``markdown`` outside fenced code."""
+    Docusaurus, reStructuredText's for Sphinx) left in ``markdown`` outside fenced code."""
+    if generator == "sphinx":
+        return [f"reStructuredText: {found}" for found in rst_leaks(markdown)]
     markers = MARKERS if generator in _COMMON_ONLY else GENERATOR_MARKERS[generator]
     found: list[str] = []
     fence = ""

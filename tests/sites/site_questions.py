@@ -1,6 +1,7 @@
 """Questions about the documentation sites of ``evaldata/sites`` and the page that answers each.
 
-Written for issue 20 (the first three sets) and issue 32 (one set per generator) by reading the
+Written for issue 20 (the first three sets) and issue 32 (one set per generator, and the two whose
+API reference comes from source) by reading the
 pages: each question is worded as a user would ask it (not copied from a heading), and its gold page
 is the one a reader of the site would open. Shared by the tests
 (gold page in the top 3) and the closing note's before/after measurement (``measure_sites.py``).
@@ -105,6 +106,22 @@ SITES: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("configure single sign-on login", "user-guide/global-configurations/sso-login.md"),
         ],
     ),
+    "flask": (
+        "Flask",
+        [
+            ("register a blueprint on the application", "blueprints.rst"),
+            ("load configuration from an environment variable", "config.rst"),
+            ("send requests to the app in tests with the test client", "testing.rst"),
+        ],
+    ),
+    "openai-agents": (
+        "OpenAI Agents SDK",
+        [
+            ("set up input guardrails for an agent", "guardrails.md"),
+            ("stream events while an agent runs", "streaming.md"),
+            ("trace the runs of an agent", "tracing.md"),
+        ],
+    ),
 }
 
 # set -> its docs folder (what ``--docs-dir`` points at) and its generator
@@ -119,4 +136,6 @@ DOCS: dict[str, tuple[str, str]] = {
     "docsy": ("docsy.dev/content/en", "hugo"),
     "async-book": ("src", "mdbook"),
     "devtron": ("docs", "gitbook"),
+    "flask": ("docs", "sphinx"),
+    "openai-agents": ("docs", "mkdocs"),
 }

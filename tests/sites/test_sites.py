@@ -1,9 +1,10 @@
 """Real documentation sites (evaldata ``sites/``: mkdocs-material httpx and typer, Docusaurus/MDX
 testing-library (issue 20); VitePress vitest, Starlight expressive-code, Nextra swr, Mintlify cline,
-Hugo docsy, mdBook async-book, GitBook devtron (issue 32)) build clean as they are and after
-``fix --write``.
+Hugo docsy, mdBook async-book, GitBook devtron, Sphinx reStructuredText flask, mkdocstrings
+openai-agents (issue 32)) build clean as they are and after ``fix --write``.
 
-Each set is copied, built raw with no manifest, fixed as a guest (``fix --write``) and built again;
+Each set is copied, built raw with no manifest, fixed as a guest (``fix --write``) and built again,
+once per session (``conftest.site_build``);
 every build is checked the same way: no generator syntax left in any indexed markdown (the
 independent marker scan of ``site_leaks.py``, per generator; text and snippets are made from it, and
 hold code spans' content without their backquotes, so they are not scanned), stubs at most 1% of the
@@ -13,17 +14,16 @@ where the config gives a base URL, and the questions' gold pages in the top 3 (f
 
 from __future__ import annotations
 
-import hashlib
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import lancedb
 import pytest
+from site_builds import PAGE_SUFFIXES, SiteBuild, page_hashes
 from site_leaks import is_stub, leaks
 from site_questions import DOCS, SITES
 
-from docs_mcp.cli.main import main
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
@@ -32,24 +32,16 @@ from docs_mcp.store.index_manifest import read_manifest
 pytestmark = pytest.mark.timeout(300)
 
 
-def _markdown_hashes(root: Path) -> dict[str, str]:
-    return {
-        path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(root.rglob("*"))
-        if path.suffix in (".md", ".mdx")
-    }
-
-
 _LARGE = ("vitest", "devtron", "cline", "docsy")  # over 500 KB of pages each
 _PARAMS = [pytest.param(name, marks=pytest.mark.slow) if name in _LARGE else name for name in sorted(SITES)]
 
 
 def _pages(docs: Path) -> int:
-    """The page files of a docs folder (``.md``/``.mdx``, hidden folders and nav files aside)."""
+    """The page files of a docs folder (``.md``/``.mdx``/``.rst``, hidden folders and nav files aside)."""
     return sum(
         1
         for path in docs.rglob("*")
-        if path.suffix in (".md", ".mdx")
+        if path.suffix in PAGE_SUFFIXES
         and not any(
             part.startswith((".", "_")) and part != "_index.md" for part in path.relative_to(docs).parts
         )
@@ -58,24 +50,8 @@ def _pages(docs: Path) -> int:
 
 
 @pytest.fixture(scope="module", params=_PARAMS)
-def site_builds(
-    request: pytest.FixtureRequest, evaldata_dir: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[str, Path, list[Path], dict[str, str]]:
-    """(set, copied docs folder, [raw index, index after fix --write], markdown hashes before fix)."""
-    name: str = request.param
-    source = evaldata_dir / "sites" / name
-    if not source.is_dir():
-        pytest.skip(f"no sites/{name} in {evaldata_dir}")
-    work = tmp_path_factory.mktemp(name)
-    shutil.copytree(source, work / name)
-    docs = work / name / DOCS[name][0]
-    before = _markdown_hashes(docs)
-    raw = work / "raw-index"
-    assert main(["build", "--docs-dir", str(docs), "--out", str(raw), "--quiet"]) == 0
-    assert main(["fix", "--docs-dir", str(docs), "--write"]) == 0
-    fixed = work / "fixed-index"
-    assert main(["build", "--docs-dir", str(docs), "--out", str(fixed), "--quiet"]) == 0
-    return name, docs, [raw, fixed], before
+def built(request: pytest.FixtureRequest, site_build: Callable[[str], SiteBuild]) -> SiteBuild:
+    return site_build(request.param)
 
 
 def _rows(index: Path) -> list[dict[str, object]]:
@@ -85,10 +61,8 @@ def _rows(index: Path) -> list[dict[str, object]]:
     return [{"url": None, **row} for row in rows.select(columns).to_pylist()]  # no URLs: no column
 
 
-def test_no_generator_syntax_and_no_stub_is_indexed(
-    site_builds: tuple[str, Path, list[Path], dict[str, str]],
-) -> None:
-    name, docs, indexes, _ = site_builds
+def test_no_generator_syntax_and_no_stub_is_indexed(built: SiteBuild) -> None:
+    name, docs, indexes = built.name, built.docs, built.indexes
     generator = DOCS[name][1]
     for index in indexes:
         rows = _rows(index)
@@ -102,10 +76,8 @@ def test_no_generator_syntax_and_no_stub_is_indexed(
         assert indexed >= 0.9 * _pages(docs) - 1, (name, indexed, _pages(docs))
 
 
-def test_every_row_and_hit_carries_the_page_url_and_anchor(
-    site_builds: tuple[str, Path, list[Path], dict[str, str]],
-) -> None:
-    name, _, indexes, _ = site_builds
+def test_every_row_and_hit_carries_the_page_url_and_anchor(built: SiteBuild) -> None:
+    name, indexes = built.name, built.indexes
     for index in indexes:
         manifest = read_manifest(index)
         assert manifest.site is not None and manifest.site["generator"] == DOCS[name][1]
@@ -131,13 +103,11 @@ def page_rank(docs_index: DocsIndex, question: str, gold: str) -> int | None:
     return pages.index(gold) + 1 if gold in pages else None
 
 
-def test_the_gold_page_of_the_questions_is_in_the_top_three(
-    site_builds: tuple[str, Path, list[Path], dict[str, str]],
-) -> None:
+def test_the_gold_page_of_the_questions_is_in_the_top_three(built: SiteBuild) -> None:
     """At least 6 of the 7 questions of each issue-20 set, and each question of the issue-32 sets,
     find their gold page among the top 3 pages, every one among the top 10 (the closing notes list
     every rank, before and after)."""
-    name, _, indexes, _ = site_builds
+    name, indexes = built.name, built.indexes
     questions = SITES[name][1]
     for index in indexes:
         docs_index = DocsIndex.open(index)
@@ -147,11 +117,9 @@ def test_the_gold_page_of_the_questions_is_in_the_top_three(
         assert top3 >= len(questions) - len(questions) // 7, (name, index.name, ranks)
 
 
-def test_fix_edits_only_manifests_and_names_the_site(
-    site_builds: tuple[str, Path, list[Path], dict[str, str]],
-) -> None:
-    name, docs, indexes, before = site_builds
-    assert _markdown_hashes(docs) == before, "fix changed a markdown file"
+def test_fix_edits_only_manifests_and_names_the_site(built: SiteBuild) -> None:
+    name, docs, indexes = built.name, built.docs, built.indexes
+    assert page_hashes(docs) == built.pages_before, "fix changed a page"
     manifest = json.loads((docs / ".docs-mcp.json").read_text(encoding="utf-8"))
     site_name = SITES[name][0]
     assert manifest["mcpServerInstructions"].startswith(f"Documentation of {site_name} (")

@@ -18,6 +18,9 @@ from docs_mcp.fix.generator_syntax import syntax_sign
 from docs_mcp.parse.markdown import Block, parse
 
 _FENCE_INFO = re.compile(r"[ \t]*(?:`{3,}|~{3,})[ \t]*([^\s`{]+)")
+# An API reference stub (mkdocstrings / mkautodoc ``::: package.member``; a container's ``::: tip``
+# names no dotted path): the page is generated from source.
+_API_STUB = re.compile(r"^:::[ \t]+\w+(?:\.\w+)+[ \t]*$")
 SAMPLE_CHARS = 160
 
 
@@ -42,6 +45,7 @@ class FileOutline:
     title: str = ""
     sample: str = ""  # the first line of prose, cut to SAMPLE_CHARS
     generator_syntax: str = ""  # the first site generator syntax outside code ("line N: ..."), if any
+    api_stubs: int = 0  # ``::: package.member`` lines: the page holds an API reference read from source
 
     @property
     def folder(self) -> str:
@@ -74,6 +78,13 @@ def scan(path: str, source: str) -> FileOutline:
         title=next((h.text for h in headings if h.level == 1), ""),
         sample=_sample(doc.blocks),
         generator_syntax=syntax_sign("\n".join(doc.lines), _fenced(doc.lines)),
+        api_stubs=sum(
+            1
+            for block in doc.blocks
+            if block.kind == "paragraph"
+            for line in doc.lines[block.start_line - 1 : block.end_line]
+            if _API_STUB.match(line)
+        ),
     )
 
 

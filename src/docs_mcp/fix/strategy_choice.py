@@ -4,6 +4,9 @@ Every manifest declares ``h2`` (the spec's catch-all, now explicit): a section p
 Folders of small single-topic pages (generated model pages, error types) get one chunk per file,
 so a page is not cut into a title-only chunk and its table; when one of those pages holds a block
 over ``max_chunk_size`` (a 95 KB table), the override also says that cutting it is expected.
+Pages of ``::: package.member`` API stubs (mkdocstrings) become the reference they stand for: they
+get the strategy the loader gives such a page with none of its own, a chunk per documented object
+(``h6``, objects under ``API_MIN_CHUNK`` joining the one before), a whole folder's pages by one glob.
 Sections that outgrow ``h2`` are left to the repair pass, which sees the real chunks.
 """
 
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from docs_mcp.corpus.site_pages import API_MIN_CHUNK
 from docs_mcp.fix.outline import FileOutline
 
 BASE_CHUNK_BY = "h2"
@@ -39,9 +43,9 @@ class Decision:
 def choose(outlines: Sequence[FileOutline], folder: str, max_size: int) -> list[Decision]:
     """The base strategy and the overrides for the files of a manifest in ``folder`` (paths in
     ``outlines`` are relative to the docs root; patterns to ``folder``). Raises nothing."""
-    decisions: list[Decision] = []
-    paged: set[str] = set()
-    for pattern, pages in _page_folders(outlines, folder):
+    decisions = _api_pages(outlines, folder)
+    paged: set[str] = {path for decision in decisions for path in decision.files}
+    for pattern, pages in _page_folders([o for o in outlines if o.path not in paged], folder):
         paged.update(page.path for page in pages)
         strategy: dict[str, Any] = {"chunk_by": "file"}
         big = [page for page in pages if page.largest_block > max_size]
@@ -67,6 +71,28 @@ def choose(outlines: Sequence[FileOutline], folder: str, max_size: int) -> list[
         tuple(o.path for o in rest),
     )
     return [base, *decisions]
+
+
+def _api_pages(outlines: Sequence[FileOutline], folder: str) -> list[Decision]:
+    """A chunk per documented object for the pages holding API stubs: a folder of nothing else by
+    ``dir/*.md``, other pages by their own path."""
+    by_folder: dict[str, list[FileOutline]] = {}
+    for outline in outlines:
+        by_folder.setdefault(outline.folder, []).append(outline)
+    strategy = {"chunk_by": "h6", "min_chunk_size": API_MIN_CHUNK}
+    decisions = []
+    for name, files in sorted(by_folder.items()):
+        api = [outline for outline in files if outline.api_stubs]
+        if not api:
+            continue
+        reason = f"{len(api)} API reference pages read from source: a chunk per documented object"
+        if len(api) == len(files) and name != folder:
+            decisions.append(
+                Decision(f"{_relative(name, folder)}/*.md", strategy, reason, tuple(o.path for o in api))
+            )
+        else:
+            decisions += [Decision(_relative(o.path, folder), strategy, reason, (o.path,)) for o in api]
+    return decisions
 
 
 def _page_folders(outlines: Sequence[FileOutline], folder: str) -> list[tuple[str, list[FileOutline]]]:

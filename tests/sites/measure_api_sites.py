@@ -1,9 +1,9 @@
 """The figures of issue 32 for the sets whose API reference comes from source, with any docs-mcp.
 
-    .venv/bin/python tests/corpus/measure_api_sites.py .venv/bin/docs-mcp [EVALDATA]
+    .venv/bin/python tests/sites/measure_api_sites.py .venv/bin/docs-mcp [EVALDATA]
 
 For flask and openai-agents: copy the set, build it raw (full text), and print the pages and those
-indexed, chunks, chunks with reStructuredText or mkdocstrings syntax left (``test_api_sites.leaked``),
+indexed, chunks, chunks with reStructuredText or mkdocstrings syntax left (``site_leaks.rst_leaks``),
 the wall time of ``build`` and each question's rank (the gold section among the first 10 hits).
 Not a test: a report (timings vary by 30% and more on a shared machine).
 """
@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 import lancedb
-from test_api_sites import SETS, leaked
+from site_leaks import rst_leaks
+from test_api_sites import SETS
 
 
 def _run(exe: str, *args: str) -> str:
@@ -42,7 +43,7 @@ def main() -> None:
             table = lancedb.connect(str(index / ".lancedb")).open_table("chunks")
             rows = table.to_arrow().select(["id", "file_path", "markdown", "text"]).to_pylist()
             indexed = {str(row["file_path"]) for row in rows} & pages
-            leaky = sum(bool(leaked(str(r["markdown"])) + leaked(str(r["text"]))) for r in rows)
+            leaky = sum(bool(rst_leaks(str(r["markdown"])) + rst_leaks(str(r["text"]))) for r in rows)
             ranks = []
             for question, gold in questions:
                 out = _run(exe, "search", "--index", str(index), question, "--json", "--limit", "10")
