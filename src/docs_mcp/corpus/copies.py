@@ -17,14 +17,16 @@ index manifest (``copies``), where search folds a group's hits into its best one
 
 from __future__ import annotations
 
+import hashlib
 import re
+from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import pairwise
 
 from docs_mcp.chunk.chunks import Chunk
 
-__all__ = ["copy_groups"]
+__all__ = ["CopyFinder", "copy_groups"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -97,13 +99,90 @@ def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
     """The chunk ids of each group of two or more copies, the main copy first; groups in id order.
     Copies found by name and by place are one group when they share a section."""
     usable = [chunk for chunk in chunks if chunk.text.strip()]
-    group_of: dict[str, list[Chunk]] = {}
-    for found in (*_clusters(usable, _by_name), *_clusters(usable, _by_place)):
-        merged = {chunk.id: chunk for chunk in found}
-        for chunk in found:
-            merged.update((other.id, other) for other in group_of.get(chunk.id, ()))
+    found = (*_clusters(usable, _by_name), *_clusters(usable, _by_place))
+    return _merged([_preference(chunk) for chunk in cluster] for cluster in found)
+
+
+def _merged(clusters: Iterable[list[tuple[int, int, str]]]) -> list[list[str]]:
+    """The groups of ``clusters`` (each its members' preference, which ends with the id) merged where
+    they share a section: ids in preference order, groups in id order."""
+    group_of: dict[str, list[tuple[int, int, str]]] = {}
+    for found in clusters:
+        merged = {member[2]: member for member in found}
+        for member in found:
+            merged.update((other[2], other) for other in group_of.get(member[2], ()))
         group = list(merged.values())
-        for chunk in group:
-            group_of[chunk.id] = group
+        for member in group:
+            group_of[member[2]] = group
     unique = {id(group): group for group in group_of.values()}.values()
-    return sorted([chunk.id for chunk in sorted(group, key=_preference)] for group in unique)
+    return sorted([member[2] for member in sorted(group)] for group in unique)
+
+
+# Sections read back at once by ``CopyFinder.groups``: bounds its memory.
+FETCH_SECTIONS = 4096
+
+
+def _hash(key: tuple[str, ...]) -> int:
+    digest = hashlib.blake2b("\0".join(key).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class CopyFinder:
+    """``copy_groups`` over a corpus too large to hold (a build's): ``add`` keeps of each section
+    only a hash of each of its two blocks and the caller's number for it (24 bytes); ``groups``
+    reads back, through ``fetch``, the sections of blocks with two members or more, a few thousand at
+    a time, and clusters them exactly as ``copy_groups`` (each block is checked by its full key, so a
+    hash collision only costs a read)."""
+
+    def __init__(self) -> None:
+        self._refs = array("q")
+        self._blocks = (array("q"), array("q"))  # by name, by place
+
+    def add(self, ref: int, chunk: Chunk) -> None:
+        """Count ``chunk`` under ``ref`` (what ``fetch`` is given to read it back)."""
+        if chunk.text.strip():
+            self._refs.append(ref)
+            self._blocks[0].append(_hash(_by_name(chunk)))
+            self._blocks[1].append(_hash(_by_place(chunk)))
+
+    def groups(self, fetch: Callable[[Sequence[int]], Mapping[int, Chunk]]) -> list[list[str]]:
+        """The groups ``copy_groups`` gives for the chunks added; ``fetch(refs)`` returns them by ref."""
+        found: list[list[tuple[int, int, str]]] = []
+        for block, hashes in zip((_by_name, _by_place), self._blocks, strict=True):
+            batch: list[list[int]] = []
+            for refs in self._shared(hashes):
+                batch.append(refs)
+                if sum(map(len, batch)) >= FETCH_SECTIONS:
+                    found.extend(self._clustered(batch, block, fetch))
+                    batch = []
+            found.extend(self._clustered(batch, block, fetch))
+        return _merged(found)
+
+    def _shared(self, hashes: array[int]) -> Iterator[list[int]]:
+        """The refs of each block hash held by two sections or more."""
+        import numpy as np
+
+        keys = np.frombuffer(hashes, dtype=np.int64) if len(hashes) else np.zeros(0, np.int64)
+        refs = np.frombuffer(self._refs, dtype=np.int64) if len(self._refs) else np.zeros(0, np.int64)
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else ordered
+        ends = np.r_[starts[1:], len(ordered)] if len(ordered) else ordered
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            if end - start > 1:
+                yield refs[order[start:end]].tolist()
+
+    @staticmethod
+    def _clustered(
+        batch: list[list[int]],
+        block: Callable[[Chunk], tuple[str, ...]],
+        fetch: Callable[[Sequence[int]], Mapping[int, Chunk]],
+    ) -> list[list[tuple[int, int, str]]]:
+        if not batch:
+            return []
+        chunks = fetch(sorted(ref for refs in batch for ref in refs))
+        clusters: list[list[tuple[int, int, str]]] = []
+        for refs in batch:
+            for cluster in _clusters([chunks[ref] for ref in refs], block):
+                clusters.append([_preference(chunk) for chunk in cluster])
+        return clusters

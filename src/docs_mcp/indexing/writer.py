@@ -52,18 +52,29 @@ def write_batches(
     their words into the counts): the rows are never held whole.
 
     ``out_dir`` must not already hold a table (build writes into a fresh temporary directory).
-    Raises whatever LanceDB raises on I/O failure.
+    Raises whatever LanceDB raises on I/O failure, and what ``batches`` raises as it raised it.
     """
     db = lancedb.connect(str(out_dir / LANCEDB_DIR))
     words = WordCounts()
 
+    failed: list[Exception] = []
+
     def counted() -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            words.add(batch.column(TEXT_COLUMN))
-            yield batch
+        try:
+            for batch in batches:
+                words.add(batch.column(TEXT_COLUMN))
+                yield batch
+        except Exception as error:  # LanceDB would report it as its own RuntimeError
+            failed.append(error)
+            raise
 
     reader = pa.RecordBatchReader.from_batches(schema, counted())
-    table = db.create_table(TABLE_NAME, data=reader, schema=schema, mode="create")
+    try:
+        table = db.create_table(TABLE_NAME, data=reader, schema=schema, mode="create")
+    except Exception:
+        if failed:  # what made the rows failed (an embedding provider, the cache's disk): say that
+            raise failed[0] from None
+        raise
     timeout = timedelta(minutes=10)
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
