@@ -17,12 +17,18 @@ index manifest (``copies``), where search folds a group's hits into its best one
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
+import pickle
 import re
+import tempfile
 from array import array
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
+from pathlib import Path
+from typing import NamedTuple
 
 from docs_mcp.chunk.chunks import Chunk
 
@@ -37,18 +43,40 @@ _PACKAGE = re.compile(r"/packages/[^/]+/")
 NEAR = 0.6
 
 
-def _facets(chunk: Chunk) -> tuple[str, ...]:
+class Section(NamedTuple):
+    """What comparing a chunk as a copy reads of it."""
+
+    id: str
+    file_path: str
+    heading: str
+    breadcrumb: tuple[str, ...]
+    metadata: dict[str, str]
+    markdown: str
+
+
+def _section(chunk: Chunk) -> Section:
+    return Section(
+        chunk.id,
+        chunk.file_path,
+        chunk.heading,
+        tuple(chunk.breadcrumb),
+        dict(chunk.metadata),
+        chunk.markdown,
+    )
+
+
+def _facets(chunk: Section) -> tuple[str, ...]:
     return tuple(f"{key}={value}" for key, value in sorted(chunk.metadata.items()))
 
 
-def _by_name(chunk: Chunk) -> tuple[str, ...]:
+def _by_name(chunk: Section) -> tuple[str, ...]:
     """Sections compared as copies: the same facet values (one section in several languages is
     folding's business, not a copy), file name and heading path."""
     name = chunk.file_path.rpartition("/")[2].lower().replace("-pypi", "")
     return (*_facets(chunk), name, *(heading.lower() for heading in (*chunk.breadcrumb, chunk.heading)))
 
 
-def _by_place(chunk: Chunk) -> tuple[str, ...]:
+def _by_place(chunk: Section) -> tuple[str, ...]:
     """Also compared: a per-package copy and its original, at the same path once ``packages/<name>/``
     is taken out, with the same headings below the page title (a package's README has its own)."""
     place = _PACKAGE.sub("/", "/" + chunk.file_path.lower()).replace("-pypi", "")
@@ -56,7 +84,7 @@ def _by_place(chunk: Chunk) -> tuple[str, ...]:
     return (*_facets(chunk), place, *(heading.lower() for heading in headings))
 
 
-def _pairs(chunk: Chunk) -> frozenset[tuple[str, str]]:
+def _pairs(chunk: Section) -> frozenset[tuple[str, str]]:
     words = _NOT_WORD.sub(" ", _LINK_TARGET.sub("]", chunk.markdown.lower())).split()
     return frozenset(pairwise(words)) or frozenset({(" ".join(words), "")})
 
@@ -65,24 +93,24 @@ def _near(one: frozenset[tuple[str, str]], other: frozenset[tuple[str, str]]) ->
     return len(one & other) >= NEAR * len(one | other)
 
 
-def _preference(chunk: Chunk) -> tuple[int, int, str]:
+def _preference(chunk: Section) -> tuple[int, int, str]:
     # The main copy first: outside packages/ folders, not a -PYPI twin, shallowest, then by id.
     path = chunk.file_path.lower()
     return ("/packages/" in f"/{path}") + ("-pypi" in path), path.count("/"), chunk.id
 
 
-def _clusters(chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]]) -> list[list[Chunk]]:
+def _clusters(chunks: Sequence[Section], block: Callable[[Section], tuple[str, ...]]) -> list[list[Section]]:
     """Copies among the chunks of each ``block``: each cluster's main copy first."""
-    blocks: dict[tuple[str, ...], list[Chunk]] = defaultdict(list)
+    blocks: dict[tuple[str, ...], list[Section]] = defaultdict(list)
     for chunk in chunks:
         blocks[block(chunk)].append(chunk)
-    found: list[list[Chunk]] = []
+    found: list[list[Section]] = []
     for members in blocks.values():
         if len(members) < 2:
             continue
         # A cluster: its main copy's word pairs, its files, its chunks. Parts of one cut section
         # share a file and a heading: they are one section, never copies of each other.
-        clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[Chunk]]] = []
+        clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[Section]]] = []
         for chunk in sorted(members, key=_preference):
             pairs = _pairs(chunk)
             home = next((c for c in clusters if chunk.file_path not in c[1] and _near(pairs, c[0])), None)
@@ -98,7 +126,7 @@ def _clusters(chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]]
 def copy_groups(chunks: Iterable[Chunk]) -> list[list[str]]:
     """The chunk ids of each group of two or more copies, the main copy first; groups in id order.
     Copies found by name and by place are one group when they share a section."""
-    usable = [chunk for chunk in chunks if chunk.text.strip()]
+    usable = [_section(chunk) for chunk in chunks if chunk.text.strip()]
     found = (*_clusters(usable, _by_name), *_clusters(usable, _by_place))
     return _merged([_preference(chunk) for chunk in cluster] for cluster in found)
 
@@ -128,61 +156,82 @@ def _hash(key: tuple[str, ...]) -> int:
 
 
 class CopyFinder:
-    """``copy_groups`` over a corpus too large to hold (a build's): ``add`` keeps of each section
-    only a hash of each of its two blocks and the caller's number for it (24 bytes); ``groups``
-    reads back, through ``fetch``, the sections of blocks with two members or more, a few thousand at
-    a time, and clusters them exactly as ``copy_groups`` (each block is checked by its full key, so a
-    hash collision only costs a read)."""
+    """``copy_groups`` over a corpus too large to hold (a build's). ``add`` keeps of each section a
+    hash of each of its two blocks (16 bytes) and sets the section aside in a temporary file in
+    ``directory`` (what comparing reads of it: ids, headings, facets, markdown); ``groups`` reads
+    back the sections of blocks with two members or more, a few thousand at a time, and clusters them
+    exactly as ``copy_groups`` (each block is checked by its full key, so a hash collision only costs
+    a read). ``close`` (or the end of a ``with`` block) deletes the file. Raises ``OSError``."""
 
-    def __init__(self) -> None:
-        self._refs = array("q")
+    def __init__(self, directory: Path) -> None:
+        self._file = tempfile.TemporaryFile(dir=directory, prefix="copies-")  # noqa: SIM115 (closed by close)
+        self._offsets = array("q", [0])  # where each section set aside starts, and the end
         self._blocks = (array("q"), array("q"))  # by name, by place
 
-    def add(self, ref: int, chunk: Chunk) -> None:
-        """Count ``chunk`` under ``ref`` (what ``fetch`` is given to read it back)."""
-        if chunk.text.strip():
-            self._refs.append(ref)
-            self._blocks[0].append(_hash(_by_name(chunk)))
-            self._blocks[1].append(_hash(_by_place(chunk)))
+    def __enter__(self) -> CopyFinder:
+        return self
 
-    def groups(self, fetch: Callable[[Sequence[int]], Mapping[int, Chunk]]) -> list[list[str]]:
-        """The groups ``copy_groups`` gives for the chunks added; ``fetch(refs)`` returns them by ref."""
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Delete the sections set aside. Raises nothing."""
+        with contextlib.suppress(OSError):
+            self._file.close()
+
+    def add(self, chunk: Chunk) -> None:
+        """Count ``chunk`` (chunks without text are never copies)."""
+        if not chunk.text.strip():
+            return
+        section = _section(chunk)
+        data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.write(data)
+        self._offsets.append(self._offsets[-1] + len(data))
+        self._blocks[0].append(_hash(_by_name(section)))
+        self._blocks[1].append(_hash(_by_place(section)))
+
+    def groups(self) -> list[list[str]]:
+        """The groups ``copy_groups`` gives for the chunks added."""
+        self._file.flush()
         found: list[list[tuple[int, int, str]]] = []
         for block, hashes in zip((_by_name, _by_place), self._blocks, strict=True):
             batch: list[list[int]] = []
-            for refs in self._shared(hashes):
-                batch.append(refs)
-                if sum(map(len, batch)) >= FETCH_SECTIONS:
-                    found.extend(self._clustered(batch, block, fetch))
-                    batch = []
-            found.extend(self._clustered(batch, block, fetch))
+            size = 0
+            for numbers in _shared(hashes):
+                batch.append(numbers)
+                size += len(numbers)
+                if size >= FETCH_SECTIONS:
+                    found.extend(self._clustered(batch, block))
+                    batch, size = [], 0
+            found.extend(self._clustered(batch, block))
         return _merged(found)
 
-    def _shared(self, hashes: array[int]) -> Iterator[list[int]]:
-        """The refs of each block hash held by two sections or more."""
-        import numpy as np
+    def _read(self, number: int) -> Section:
+        start, end = self._offsets[number], self._offsets[number + 1]
+        # Written by this object into its own unnamed temporary file: nothing else supplies the bytes.
+        return Section(*pickle.loads(os.pread(self._file.fileno(), end - start, start)))
 
-        keys = np.frombuffer(hashes, dtype=np.int64) if len(hashes) else np.zeros(0, np.int64)
-        refs = np.frombuffer(self._refs, dtype=np.int64) if len(self._refs) else np.zeros(0, np.int64)
-        order = np.argsort(keys, kind="stable")
-        ordered = keys[order]
-        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(ordered) else ordered
-        ends = np.r_[starts[1:], len(ordered)] if len(ordered) else ordered
-        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-            if end - start > 1:
-                yield refs[order[start:end]].tolist()
-
-    @staticmethod
     def _clustered(
-        batch: list[list[int]],
-        block: Callable[[Chunk], tuple[str, ...]],
-        fetch: Callable[[Sequence[int]], Mapping[int, Chunk]],
+        self, batch: list[list[int]], block: Callable[[Section], tuple[str, ...]]
     ) -> list[list[tuple[int, int, str]]]:
-        if not batch:
-            return []
-        chunks = fetch(sorted(ref for refs in batch for ref in refs))
         clusters: list[list[tuple[int, int, str]]] = []
-        for refs in batch:
-            for cluster in _clusters([chunks[ref] for ref in refs], block):
-                clusters.append([_preference(chunk) for chunk in cluster])
+        for numbers in batch:
+            for cluster in _clusters([self._read(number) for number in numbers], block):
+                clusters.append([_preference(section) for section in cluster])
         return clusters
+
+
+def _shared(hashes: array[int]) -> Iterator[list[int]]:
+    """The numbers of the sections of each block hash held by two sections or more."""
+    import numpy as np
+
+    if not len(hashes):
+        return
+    keys = np.frombuffer(hashes, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(ordered)]
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        if end - start > 1:
+            yield order[start:end].tolist()

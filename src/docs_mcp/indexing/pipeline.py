@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from docs_mcp import __version__
 from docs_mcp.corpus.chunk_cache import ChunkCache
+from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
 from docs_mcp.corpus.scan import ScannedFile
@@ -148,9 +149,10 @@ def build(options: BuildOptions) -> BuildResult:
     chunk_cache, row_cache = ChunkCache(cache_dir), RowCache(cache_dir)
     staging = new_staging_dir(out)
     spill: FileSpill | None = None
+    copies: CopyFinder | None = None
     try:
-        spill = FileSpill(staging / _SPILL_NAME)
-        corpus, tally = _scan(options, chunk_cache, spill, provider, report)
+        spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
+        corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
         manifest = _manifest(options, corpus, tally, provider)
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
@@ -158,8 +160,9 @@ def build(options: BuildOptions) -> BuildResult:
         _write_rows(staging, spill, tally, row_cache, provider, report, options.batch_rows or BATCH_ROWS)
         if provider is not None:  # the rows were written as their vectors came: the embedding stage
             report(BuildProgress("writing", 0, None, str(out)))
-        manifest = replace(manifest, copies=_copies(tally, spill))
+        manifest = replace(manifest, copies=tuple(tuple(group) for group in tally.copy_groups()))
         spill.close()
+        copies.close()
         write_manifest(staging, manifest)
         swap_in(staging, out)
         _save_caches(chunk_cache, row_cache)
@@ -173,6 +176,8 @@ def build(options: BuildOptions) -> BuildResult:
     finally:
         if spill is not None:
             spill.close()
+        if copies is not None:
+            copies.close()
         chunk_cache.discard()  # what a failed build wrote of the caches (after save: nothing)
         row_cache.discard()
         shutil.rmtree(staging, ignore_errors=True)
@@ -202,7 +207,7 @@ def _scan(
     options: BuildOptions,
     chunk_cache: ChunkCache,
     spill: FileSpill,
-    provider: CachingProvider | None,
+    tally: CorpusTally,
     report: Callable[[BuildProgress], None],
 ) -> tuple[Corpus, CorpusTally]:
     """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs.
@@ -216,9 +221,9 @@ def _scan(
         report(BuildProgress("files", files_seen))
 
     scan = scan_corpus(Path(options.docs_dir), site_config=options.site_config, chunk_cache=chunk_cache)
-    tally = CorpusTally(EmbeddingPlan(provider) if provider is not None else None)
     for scanned in scan.files(on_file):
-        tally.add(spill.add(scanned), scanned)
+        spill.add(scanned)
+        tally.add(scanned)
     corpus = scanned_corpus(scan, [])
     if corpus.errors:
         raise ValidationFailed(
@@ -290,10 +295,8 @@ def _write_rows(
     write_batches(staging, schema, batches, names)
 
 
-def _copies(tally: CorpusTally, spill: FileSpill) -> tuple[tuple[str, ...], ...]:
-    """The copy groups of the corpus, its sections read back from the spill."""
-    groups = tally.copy_groups(lambda number: spill.get(number).file.chunks)
-    return tuple(tuple(group) for group in groups)
+def _plan(provider: CachingProvider | None) -> EmbeddingPlan | None:
+    return EmbeddingPlan(provider) if provider is not None else None
 
 
 def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache) -> None:
