@@ -127,7 +127,7 @@ def build(options: BuildOptions) -> BuildResult:
     Two passes, so that memory is set by a batch, not by the corpus (issue 34): the docs are walked,
     chunked and validated file by file, each file set aside in a spill file in the staging folder and
     counted (``tally``); then the files are read back in order into rows, embedded and written to
-    LanceDB batch by batch, and the copies are compared from the spill.
+    LanceDB batch by batch, and the copy groups are found among the sections the tally set aside.
 
     Raises:
         ValidationFailed: the docs have errors (nothing is written).
