@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import mmap
 import os
 import uuid
 from collections.abc import Mapping
@@ -37,18 +36,24 @@ class EntryFile:
     """The entries of one file, read at open (``metadata``, ``keys``); ``get`` verifies each entry."""
 
     def __init__(
-        self, path: Path, data: mmap.mmap, metadata: Mapping[str, Any], index: dict[str, tuple[int, int, str]]
+        self, path: Path, fd: int, metadata: Mapping[str, Any], index: dict[str, tuple[int, int, str]]
     ) -> None:
         self.path = path
         self.metadata = metadata
-        # Mapped, not read: pages the build does not reuse are never loaded, and a rewrite that
-        # replaces the name leaves this inode readable. No descriptor stays open.
-        self._data = data
+        # Read entry by entry from an open descriptor, not mapped: a build that reuses every entry
+        # of a large cache would otherwise count the whole file in its resident memory (mapped pages
+        # stay resident while mapped), and a rewrite that replaces the name leaves this inode readable.
+        self._fd: int | None = fd
         self._index = index
         self.damaged = 0  # entries whose bytes did not match their digest
 
     def close(self) -> None:
-        self._data.close()
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self.close()
 
     @property
     def keys(self) -> list[str]:
@@ -61,9 +66,14 @@ class EntryFile:
         if found is None:
             return None
         offset, length, digest = found
+        if self._fd is None:  # closed
+            return None
         try:
-            data = self._data[offset : offset + length]
-        except ValueError:  # closed
+            data = os.pread(self._fd, length, offset)
+        except OSError as error:
+            log.warning(
+                "%s: cannot read entry %r (%s); making it again from its source", self.path, key, error
+            )
             return None
         if len(data) != length or hashlib.sha256(data).hexdigest() != digest:
             log.warning(
@@ -107,11 +117,11 @@ def read_entries(path: Path, kind: str) -> EntryFile | None:
             metadata = header["metadata"]
             if not isinstance(metadata, dict):
                 raise ValueError("bad metadata")
-            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            fd = os.dup(handle.fileno())
     except (OSError, ValueError, KeyError, TypeError) as error:  # json's errors are ValueErrors
         log.warning("%s: ignoring a damaged cache file (%s); everything in it is made again", path, error)
         return None
-    return EntryFile(path, mapped, metadata, index)
+    return EntryFile(path, fd, metadata, index)
 
 
 class EntryWriter:

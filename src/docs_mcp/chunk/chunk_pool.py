@@ -53,13 +53,19 @@ _SLOWER_THAN_OURS = 10  # times this process's own share a helper may take besid
 
 class ChunkPool:
     """``workers - 1`` helper processes, started at construction so their start-up (imports) overlaps
-    with the caller reading files. Use as a context manager; :meth:`chunk` may be called once."""
+    with the caller reading files. Use as a context manager. :meth:`chunk` may be called again (a
+    build chunks its files in windows, so that it never holds them all): each call with helpers ends
+    them and, unless told it was the ``last``, starts the next call's, so their start-up overlaps
+    with the caller's next window."""
 
     def __init__(self, workers: int, python: str | None = None, wait: float = HELPER_WAIT_SECONDS) -> None:
         self._wait = wait
-        self._helpers: list[subprocess.Popen[bytes] | None] = [
-            _start_helper(python or sys.executable) for _ in range(max(0, workers - 1))
-        ]
+        self._python = python or sys.executable
+        self._workers = max(0, workers - 1)
+        self._helpers: list[subprocess.Popen[bytes] | None] = self._start()
+
+    def _start(self) -> list[subprocess.Popen[bytes] | None]:
+        return [_start_helper(self._python) for _ in range(self._workers)]
 
     def __enter__(self) -> ChunkPool:
         return self
@@ -80,15 +86,17 @@ class ChunkPool:
             helper.wait()
         self._helpers = []
 
-    def chunk(self, jobs: Sequence[Job]) -> Iterator[ChunkedFile]:
+    def chunk(self, jobs: Sequence[Job], *, last: bool = True) -> Iterator[ChunkedFile]:
         """Chunk every job; results in job order, equal to ``map(chunk_file, *zip(*jobs))``. Without
-        helpers each result comes as soon as it is made, with helpers once all are done.
+        helpers each result comes as soon as it is made, with helpers once all are done. Unless
+        ``last``, new helpers are started for the next call.
 
         Raises only what ``chunk_file`` raises in this process (nothing for bad content).
         """
         helpers = [helper for helper in self._helpers if helper is not None]
         if not helpers:
             self._helpers = []
+            self._workers = 0  # no helper started: the next calls chunk here as well
             for job in jobs:
                 yield chunk_file(*job)
             return
@@ -110,6 +118,8 @@ class ChunkPool:
                 chunked = [chunk_file(*jobs[i]) for i in share]  # the helper failed: do it here
             results.update(zip(share, chunked, strict=True))
         self.close()  # every helper has answered or failed: close their pipes, reap them
+        if not last:
+            self._helpers = self._start()  # their start-up overlaps with the caller's next window
         yield from (results[index] for index in range(len(jobs)))
 
 

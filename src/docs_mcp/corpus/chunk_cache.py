@@ -110,13 +110,16 @@ def _decode(data: object) -> Any:
 
 class ChunkCache:
     """The chunked files of the last build that used ``directory``; ``get`` and ``put`` by ``file_key``.
-    ``damaged`` counts entries that failed their digest or did not decode (chunked again)."""
+    ``damaged`` counts entries that failed their digest or did not decode (chunked again). This
+    build's files are written to the next cache file as they come (a hit's stored bytes as they are),
+    never held: ``save`` puts it in place, ``discard`` drops it."""
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / CHUNK_CACHE_FILE
         self._previous: EntryFile | None = read_entries(self.path, _FORMAT)
-        # This build's files: the stored bytes of a hit (written back as they are), or a new chunked file.
-        self._current: dict[str, bytes | ChunkedFile] = {}
+        self._writer: EntryWriter | None = None  # opened by the first get or put
+        self._changed = False  # a file chunked afresh since the last save
+        self._reused = 0  # the last build's files taken since the last save
         self.hits = 0
         self.misses = 0
         self.damaged = 0
@@ -128,8 +131,14 @@ class ChunkCache:
             self.misses += 1
             return None
         self.hits += 1
-        self._current[key] = found[1]
+        self._reused += 1
+        self._write().add(key, found[1])
         return found[0]
+
+    def _write(self) -> EntryWriter:
+        if self._writer is None:
+            self._writer = EntryWriter(self.path, _FORMAT)
+        return self._writer
 
     def _load(self, key: str) -> tuple[ChunkedFile, bytes] | None:
         if self._previous is None:
@@ -150,23 +159,32 @@ class ChunkCache:
         return chunked, data
 
     def put(self, key: str, chunked: ChunkedFile) -> None:
-        self._current[key] = chunked
+        """Keep ``chunked`` under ``key`` for the next build (written now, put in place by ``save``)."""
+        self._changed = True
+        try:
+            data = json.dumps(_encode(chunked), ensure_ascii=False, separators=(",", ":"))
+        except _Unstorable as unstorable:  # chunked again next time
+            log.debug("%s: not cached (holds a %s)", chunked.path, unstorable)
+            return
+        self._write().add(key, data.encode("utf-8", "surrogatepass"))
 
     def save(self) -> None:
         """Keep this build's files for the next one (only when something changed). Raises ``OSError``."""
         previous = self._previous
-        if previous is not None and not self.damaged and self._current.keys() == set(previous.keys):
+        unchanged = previous is not None and not self._changed and not self.damaged
+        if unchanged and previous is not None and self._reused == len(previous.keys):
+            self.discard()
+            self._reused = 0
             return
-        with EntryWriter(self.path, _FORMAT) as writer:
-            for key, entry in self._current.items():
-                if isinstance(entry, bytes):
-                    writer.add(key, entry)
-                    continue
-                try:
-                    data = json.dumps(_encode(entry), ensure_ascii=False, separators=(",", ":"))
-                    writer.add(key, data.encode("utf-8", "surrogatepass"))
-                except _Unstorable as unstorable:  # chunked again next time
-                    log.debug("%s: not cached (holds a %s)", entry.path, unstorable)
+        self._write().commit()
+        self._writer = None
         if previous is not None:
             previous.close()
         self._previous = read_entries(self.path, _FORMAT)
+        self._changed, self._reused = False, 0
+
+    def discard(self) -> None:
+        """Forget this build's files (a failed build): the last build's cache stays."""
+        if self._writer is not None:
+            self._writer.discard()
+        self._writer = None

@@ -23,15 +23,23 @@ recorded in the index manifest (``copies``), where search folds a group's hits i
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import os
+import pickle
 import re
+import tempfile
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
+from pathlib import Path
+from typing import NamedTuple, Protocol, TypeVar
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 
-__all__ = ["copy_groups", "declared_clusters"]
+__all__ = ["CopyFinder", "copy_groups", "declared_clusters"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -42,18 +50,40 @@ _PACKAGE = re.compile(r"/packages/[^/]+/")
 NEAR = 0.6
 
 
-def _facets(chunk: Chunk) -> tuple[str, ...]:
+class Section(NamedTuple):
+    """What comparing a chunk as a copy reads of it."""
+
+    id: str
+    file_path: str
+    heading: str
+    breadcrumb: tuple[str, ...]
+    metadata: dict[str, str]
+    markdown: str
+
+
+def _section(chunk: Chunk) -> Section:
+    return Section(
+        chunk.id,
+        chunk.file_path,
+        chunk.heading,
+        tuple(chunk.breadcrumb),
+        dict(chunk.metadata),
+        chunk.markdown,
+    )
+
+
+def _facets(chunk: Section) -> tuple[str, ...]:
     return tuple(f"{key}={value}" for key, value in sorted(chunk.metadata.items()))
 
 
-def _by_name(chunk: Chunk) -> tuple[str, ...]:
+def _by_name(chunk: Section) -> tuple[str, ...]:
     """Sections compared as copies: the same facet values (one section in several languages is
     folding's business, not a copy), file name and heading path."""
     name = chunk.file_path.rpartition("/")[2].lower().replace("-pypi", "")
     return (*_facets(chunk), name, *(heading.lower() for heading in (*chunk.breadcrumb, chunk.heading)))
 
 
-def _by_place(chunk: Chunk) -> tuple[str, ...]:
+def _by_place(chunk: Section) -> tuple[str, ...]:
     """Also compared: a per-package copy and its original, at the same path once ``packages/<name>/``
     is taken out, with the same headings below the page title (a package's README has its own)."""
     place = _PACKAGE.sub("/", "/" + chunk.file_path.lower()).replace("-pypi", "")
@@ -61,7 +91,7 @@ def _by_place(chunk: Chunk) -> tuple[str, ...]:
     return (*_facets(chunk), place, *(heading.lower() for heading in headings))
 
 
-def _pairs(chunk: Chunk) -> frozenset[tuple[str, str]]:
+def _pairs(chunk: Section) -> frozenset[tuple[str, str]]:
     words = _NOT_WORD.sub(" ", _LINK_TARGET.sub("]", chunk.markdown.lower())).split()
     return frozenset(pairwise(words)) or frozenset({(" ".join(words), "")})
 
@@ -70,32 +100,43 @@ def _near(one: frozenset[tuple[str, str]], other: frozenset[tuple[str, str]]) ->
     return len(one & other) >= NEAR * len(one | other)
 
 
-def _answers_alike(chunk: Chunk) -> bool:
+def _answers_alike(chunk: Section) -> bool:
     """A README topic or an operation: its per-package copies answer the same question."""
     return chunk.metadata.get(KIND) in (TOPIC, OPERATION)
 
 
-def _preference(chunk: Chunk) -> tuple[int, int, str]:
-    # The main copy first: outside packages/ folders, not a -PYPI twin, shallowest, then by id.
+def _never(_: Section) -> bool:
+    return False
+
+
+# A group member's rank: a declared copy (10) or one in a package or a -PYPI twin (1 each) last,
+# then the shallowest, then by id (the last element, which names the member).
+Rank = tuple[int, int, str]
+
+
+def _preference(chunk: Section, declared: frozenset[str] = frozenset()) -> Rank:
+    # The main copy first: not declared a copy, outside packages/ folders, not a -PYPI twin,
+    # shallowest, then by id.
     path = chunk.file_path.lower()
-    return ("/packages/" in f"/{path}") + ("-pypi" in path), path.count("/"), chunk.id
+    flags = 10 * (chunk.file_path in declared) + ("/packages/" in f"/{path}") + ("-pypi" in path)
+    return flags, path.count("/"), chunk.id
 
 
 def _clusters(
-    chunks: Sequence[Chunk], block: Callable[[Chunk], tuple[str, ...]], alike: Callable[[Chunk], bool]
-) -> list[list[Chunk]]:
+    chunks: Sequence[Section], block: Callable[[Section], tuple[str, ...]], alike: Callable[[Section], bool]
+) -> list[list[Section]]:
     """Copies among the chunks of each ``block``: near-identical texts, or any text when ``alike``
     holds of the chunk (the block already holds chunks of one kind); each cluster's main copy first."""
-    blocks: dict[tuple[str, ...], list[Chunk]] = defaultdict(list)
+    blocks: dict[tuple[str, ...], list[Section]] = defaultdict(list)
     for chunk in chunks:
         blocks[block(chunk)].append(chunk)
-    found: list[list[Chunk]] = []
+    found: list[list[Section]] = []
     for members in blocks.values():
         if len(members) < 2:
             continue
         # A cluster: its main copy's word pairs, its files, its chunks. Parts of one cut section
         # share a file and a heading: they are one section, never copies of each other.
-        clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[Chunk]]] = []
+        clusters: list[tuple[frozenset[tuple[str, str]], set[str], list[Section]]] = []
         for chunk in sorted(members, key=_preference):
             pairs = _pairs(chunk)
             home = next(
@@ -116,35 +157,170 @@ def copy_groups(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]] = (
     Copies found by name and by place are one group when they share a section. ``declared``: the
     ``(copy, original)`` file paths manifests declare (``copy_rules.py``); their sections join the
     groups too, a declared copy never first."""
-    usable = [chunk for chunk in chunks if chunk.text.strip()]
+    usable = [_section(chunk) for chunk in chunks if chunk.text.strip()]
     declared = list(declared)
-    group_of: dict[str, list[Chunk]] = {}
-    for found in (
-        *_clusters(usable, _by_name, lambda _: False),
+    copies = frozenset(copy for copy, _ in declared)
+    found = (
+        *_clusters(usable, _by_name, _never),
         *_clusters(usable, _by_place, _answers_alike),
         *declared_clusters(usable, declared),
-    ):
-        merged = {chunk.id: chunk for chunk in found}
-        for chunk in found:
-            merged.update((other.id, other) for other in group_of.get(chunk.id, ()))
-        group = list(merged.values())
-        for chunk in group:
-            group_of[chunk.id] = group
-    unique = {id(group): group for group in group_of.values()}.values()
-    copies = {copy for copy, _ in declared}
-    return sorted(
-        [chunk.id for chunk in sorted(group, key=lambda c: (c.file_path in copies, _preference(c)))]
-        for group in unique
     )
+    return _merged([_preference(chunk, copies) for chunk in cluster] for cluster in found)
+
+
+def _merged(clusters: Iterable[list[Rank]]) -> list[list[str]]:
+    """The groups of ``clusters`` (each its members' rank, which ends with the id) merged where
+    they share a section: ids in rank order, groups in id order."""
+    group_of: dict[str, list[Rank]] = {}
+    for found in clusters:
+        merged = {member[2]: member for member in found}
+        for member in found:
+            merged.update((other[2], other) for other in group_of.get(member[2], ()))
+        group = list(merged.values())
+        for member in group:
+            group_of[member[2]] = group
+    unique = {id(group): group for group in group_of.values()}.values()
+    return sorted([member[2] for member in sorted(group)] for group in unique)
+
+
+# Sections read back at once by ``CopyFinder.groups``: bounds its memory.
+FETCH_SECTIONS = 4096
+
+
+def _hash(key: tuple[str, ...]) -> int:
+    digest = hashlib.blake2b("\0".join(key).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+class CopyFinder:
+    """``copy_groups`` over a corpus too large to hold (a build's). ``add`` keeps of each section a
+    hash of each of its two blocks (16 bytes) and sets the section aside in a temporary file in
+    ``directory`` (what comparing reads of it: ids, headings, facets, markdown); ``groups`` reads
+    back the sections of blocks with two members or more, a few thousand at a time, and clusters them
+    exactly as ``copy_groups`` (each block is checked by its full key, so a hash collision only costs
+    a read). ``close`` (or the end of a ``with`` block) deletes the file. Raises ``OSError``."""
+
+    def __init__(self, directory: Path) -> None:
+        self._file = tempfile.TemporaryFile(dir=directory, prefix="copies-")  # noqa: SIM115 (closed by close)
+        self._offsets = array("q", [0])  # where each section set aside starts, and the end
+        self._blocks = (array("q"), array("q"))  # by name, by place
+        self._files = array("q")  # each section's file path, hashed: finds the declared ones
+        self._declared: tuple[tuple[str, str], ...] = ()  # set by ``groups``
+        self._copies: frozenset[str] = frozenset()
+
+    def __enter__(self) -> CopyFinder:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Delete the sections set aside. Raises nothing."""
+        with contextlib.suppress(OSError):
+            self._file.close()
+
+    def add(self, chunk: Chunk) -> None:
+        """Count ``chunk`` (chunks without text are never copies)."""
+        if not chunk.text.strip():
+            return
+        section = _section(chunk)
+        data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.write(data)
+        self._offsets.append(self._offsets[-1] + len(data))
+        self._blocks[0].append(_hash(_by_name(section)))
+        self._blocks[1].append(_hash(_by_place(section)))
+        self._files.append(_hash((section.file_path,)))
+
+    def groups(self, declared: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
+        """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies."""
+        self._declared = tuple(declared)
+        self._copies = frozenset(copy for copy, _ in self._declared)
+        self._file.flush()
+        found: list[list[Rank]] = []
+        blocks = ((_by_name, _never), (_by_place, _answers_alike))
+        for (block, alike), hashes in zip(blocks, self._blocks, strict=True):
+            batch: list[list[int]] = []
+            size = 0
+            for numbers in _shared(hashes):
+                batch.append(numbers)
+                size += len(numbers)
+                if size >= FETCH_SECTIONS:
+                    found.extend(self._clustered(batch, block, alike))
+                    batch, size = [], 0
+            found.extend(self._clustered(batch, block, alike))
+        found.extend(self._declared_clusters())
+        return _merged(found)
+
+    def _declared_clusters(self) -> list[list[Rank]]:
+        """The declared copies' pairs, from the sections of the files the rules name (read back
+        together: a handful of files' sections, not the corpus)."""
+        if not self._declared:
+            return []
+        import numpy as np
+
+        paths = {path for pair in self._declared for path in pair}
+        wanted = np.array([_hash((path,)) for path in sorted(paths)], dtype=np.int64)
+        files = np.frombuffer(self._files, dtype=np.int64) if len(self._files) else np.zeros(0, np.int64)
+        sections = [self._read(number) for number in np.flatnonzero(np.isin(files, wanted)).tolist()]
+        sections = [section for section in sections if section.file_path in paths]  # a hash collision
+        pairs = declared_clusters(sections, self._declared)
+        return [[_preference(section, self._copies) for section in pair] for pair in pairs]
+
+    def _read(self, number: int) -> Section:
+        start, end = self._offsets[number], self._offsets[number + 1]
+        # Written by this object into its own unnamed temporary file: nothing else supplies the bytes.
+        return Section(*pickle.loads(os.pread(self._file.fileno(), end - start, start)))
+
+    def _clustered(
+        self,
+        batch: list[list[int]],
+        block: Callable[[Section], tuple[str, ...]],
+        alike: Callable[[Section], bool],
+    ) -> list[list[Rank]]:
+        clusters: list[list[Rank]] = []
+        for numbers in batch:
+            for cluster in _clusters([self._read(number) for number in numbers], block, alike):
+                clusters.append([_preference(section, self._copies) for section in cluster])
+        return clusters
+
+
+def _shared(hashes: array[int]) -> Iterator[list[int]]:
+    """The numbers of the sections of each block hash held by two sections or more."""
+    import numpy as np
+
+    if not len(hashes):
+        return
+    keys = np.frombuffer(hashes, dtype=np.int64)
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    ends = np.r_[starts[1:], len(ordered)]
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        if end - start > 1:
+            yield order[start:end].tolist()
 
 
 # -- declared copies ------------------------------------------------------------------------------
 
 
-def _section_keys(chunks: Iterable[Chunk]) -> dict[str, dict[tuple[str, ...], Chunk]]:
+class _Placed(Protocol):
+    """What pairing a declared copy's sections reads: a ``Chunk`` or a ``Section``."""
+
+    @property
+    def file_path(self) -> str: ...
+    @property
+    def heading(self) -> str: ...
+    @property
+    def breadcrumb(self) -> Sequence[str]: ...
+
+
+PlacedT = TypeVar("PlacedT", bound=_Placed)
+
+
+def _section_keys(chunks: Iterable[PlacedT]) -> dict[str, dict[tuple[str, ...], PlacedT]]:
     """Each file's sections by their headings below the page title (a package's README titles
     itself) and their part (the parts of one cut section, in order)."""
-    files: dict[str, dict[tuple[str, ...], Chunk]] = defaultdict(dict)
+    files: dict[str, dict[tuple[str, ...], PlacedT]] = defaultdict(dict)
     parts: Counter[tuple[str, tuple[str, ...]]] = Counter()
     for chunk in chunks:
         headings = (*chunk.breadcrumb[1:], chunk.heading) if chunk.breadcrumb else (chunk.heading,)
@@ -155,7 +331,7 @@ def _section_keys(chunks: Iterable[Chunk]) -> dict[str, dict[tuple[str, ...], Ch
     return files
 
 
-def declared_clusters(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]]) -> list[list[Chunk]]:
+def declared_clusters(chunks: Iterable[PlacedT], declared: Iterable[tuple[str, str]]) -> list[list[PlacedT]]:
     """For each ``(copy, original)`` pair of file paths, the pairs ``[original's section, copy's]``
     with the same headings below the page title and the same part; sections of the copy that its
     original lacks (a package's own page section) pair with nothing."""
@@ -163,7 +339,7 @@ def declared_clusters(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str
     if not pairs:
         return []
     files = _section_keys(chunks)
-    found: list[list[Chunk]] = []
+    found: list[list[PlacedT]] = []
     for copy, original in pairs:
         sections = files.get(original, {})
         found.extend([sections[key], chunk] for key, chunk in files.get(copy, {}).items() if key in sections)

@@ -6,54 +6,35 @@ the same files, the same settings and the same problems.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
-import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile
 from docs_mcp.chunk.chunks import Chunk
-from docs_mcp.chunk.kinds import with_kinds
-from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
-from docs_mcp.corpus.copy_rules import declared_rules
-from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, TaxonomyEntry, parse_manifest
-from docs_mcp.corpus.facets import (
-    FacetSpec,
-    SettingsResolver,
-    check_declarations,
-    check_manifest_metadata,
-    facets_of,
-    merged_taxonomy,
-)
-from docs_mcp.corpus.files import (
-    NOT_REGULAR_RULE,
-    FileTooLarge,
-    NotRegularFile,
-    decode_utf8,
-    read_regular_file,
-)
+from docs_mcp.corpus.chunk_cache import ChunkCache
+from docs_mcp.corpus.docs_manifest import DocsManifest, TaxonomyEntry
+from docs_mcp.corpus.facets import FacetSpec, SettingsResolver, check_manifest_metadata, merged_taxonomy
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
-from docs_mcp.corpus.prompts import read_templates
-from docs_mcp.corpus.sdk_layout import fences_of, infer_layout, layout_manifests
-from docs_mcp.corpus.site import Site, detect_site
-from docs_mcp.corpus.site_pages import SitePages
-from docs_mcp.corpus.sites import MDX_GENERATOR
-from docs_mcp.corpus.sites.base import generator_of
-from docs_mcp.corpus.walk import DocsTree, walk_docs
+from docs_mcp.corpus.scan import PARALLEL_THRESHOLD, CorpusScan, DocsFiles
+from docs_mcp.corpus.site import Site
+from docs_mcp.corpus.walk import walk_docs
 from docs_mcp.errors import ConfigError, Finding
-from docs_mcp.limits import MAX_FILE_BYTES
 from docs_mcp.prompt_templates import PromptTemplate
 
-__all__ = ["DEFAULT_STRATEGY_RULE", "EMPTY_CORPUS_RULE", "Corpus", "FacetSpec", "load_corpus"]
+__all__ = [
+    "DEFAULT_STRATEGY_RULE",
+    "EMPTY_CORPUS_RULE",
+    "PARALLEL_THRESHOLD",
+    "Corpus",
+    "FacetSpec",
+    "load_corpus",
+    "scan_corpus",
+    "scanned_corpus",
+]
 
 DEFAULT_STRATEGY_RULE = "default-strategy"
 SUMMARY_EXAMPLES = 3  # paths named in a summary warning's message
-# Below this many files helper processes cost more to start (their imports) than they save.
-PARALLEL_THRESHOLD = 400
 
 
 @dataclass
@@ -115,11 +96,35 @@ def load_corpus(
     The site generator the docs are the source of (``site_config``, else the root manifest's
     ``site`` key, else a config beside the folder: see ``site.py``) decides whether ``*.mdx`` pages
     are read and how pages are made plain before chunking (``site_pages.py``); plain markdown
-    folders are read as they are.
+    folders are read as they are. ``scan_corpus`` is the same walk file by file.
 
     Raises:
         ConfigError: ``docs_dir`` does not exist or is not a folder.
     """
+    scan = scan_corpus(
+        docs_dir, workers=workers, overlay=overlay, site_config=site_config, chunk_cache=chunk_cache
+    )
+    files: list[ChunkedFile] = []
+    urls: dict[str, str] = {}
+    keys: dict[str, str] = {}
+    for scanned in scan.files(on_file):
+        files.append(scanned.file)
+        urls.update(scanned.urls)
+        if chunk_cache is not None:
+            keys[scanned.file.path] = scanned.key
+    return scanned_corpus(scan, files, urls, keys)
+
+
+def scan_corpus(
+    docs_dir: Path,
+    *,
+    workers: int | None = None,
+    overlay: Mapping[str, bytes] | None = None,
+    site_config: Path | None = None,
+    chunk_cache: ChunkCache | None = None,
+) -> CorpusScan:
+    """The walk of ``load_corpus`` (same arguments), file by file: iterate its ``files``, then
+    ``scanned_corpus`` gives the corpus without its files. Raises ``ConfigError`` as ``load_corpus``."""
     root = Path(docs_dir)
     if not root.is_dir():
         what = "is not a folder" if root.exists() else "does not exist"
@@ -130,169 +135,47 @@ def load_corpus(
     overlay = dict(overlay or {})
     for path in overlay:
         tree.add(path)
-    files = _Files(root, overlay)
-    if chunk_cache is not None:  # the pool is sized by what the cache does not hold
-        return _load(
-            files,
-            tree,
-            lambda count: ChunkPool(_worker_count(workers, count)),
-            on_file,
-            chunk_cache,
-            site_config,
-        )
-    # Started now so that the helpers' start-up overlaps with reading the files.
-    with ChunkPool(_worker_count(workers, len(tree.markdown) + len(tree.mdx) + len(tree.rst))) as pool:
-        return _load(files, tree, lambda _count: pool, on_file, None, site_config)
+    return CorpusScan(DocsFiles(root, overlay), tree, workers, chunk_cache, site_config)
 
 
-def _worker_count(workers: int | None, files: int) -> int:
-    if workers is not None:
-        return max(1, workers)
-    return min(os.cpu_count() or 1, 4) if files >= PARALLEL_THRESHOLD else 1
-
-
-@dataclass(frozen=True)
-class _Files:
-    """The docs folder, with the overlay's contents in place of (or beside) its files."""
-
-    root: Path
-    overlay: Mapping[str, bytes]
-
-    def read(self, path: str, findings: list[Finding], rule: str) -> bytes | None:
-        """The bytes of ``path``, or None after a finding: unreadable, not a regular file (a FIFO
-        or device swapped in after the walk), or over ``MAX_FILE_BYTES``."""
-        if path in self.overlay:
-            return self.overlay[path]
-        try:
-            return read_regular_file(self.root / path, MAX_FILE_BYTES)
-        except NotRegularFile as error:
-            findings.append(Finding(path, 0, "warning", f"{error}; not indexed", NOT_REGULAR_RULE))
-        except FileTooLarge as error:
-            message = f"{error} (MAX_FILE_BYTES): split it into several pages"
-            findings.append(Finding(path, 0, "error", message, "file-too-large"))
-        except OSError as error:
-            reason = error.strerror or str(error)
-            message = f"cannot read file: {reason}; fix or remove it"
-            findings.append(Finding(path, 0, "error", message, rule))
-        return None
-
-
-def _load(
-    source: _Files,
-    tree: DocsTree,
-    make_pool: Callable[[int], ChunkPool],
-    on_file: Callable[[str], None] | None,
-    cache: ChunkCache | None,
-    site_config: Path | None = None,
+def scanned_corpus(
+    scan: CorpusScan,
+    files: list[ChunkedFile],
+    urls: dict[str, str] | None = None,
+    file_keys: dict[str, str] | None = None,
 ) -> Corpus:
-    findings: list[Finding] = [
-        Finding(p, 0, "warning", "symbolic link points outside the docs root; not indexed", "outside-root")
-        for p in tree.outside
-    ]
-    findings.extend(
-        Finding(p, 0, "warning", f"{kind}, not a regular file; not indexed", NOT_REGULAR_RULE)
-        for p, kind in tree.special
-    )
-    contents: dict[str, bytes] = {}  # what the content hash covers
-    root = source.root
-    manifests = _load_manifests(source, tree.manifests, findings, contents)
-    root_manifest = manifests.get("")
-    site = detect_site(root, site_config, root_manifest.site if root_manifest is not None else None)
-    findings.extend(site.findings)
-    if not site.recognised and tree.mdx:
-        site = replace(site, generator=MDX_GENERATOR)  # MDX pages are read as MDX wherever they are
-    generator = generator_of(site)
-    pages = SitePages(site, root) if site.recognised or site.url_template else None
-    by_suffix = {".md": tree.markdown, ".mdx": tree.mdx, ".rst": tree.rst}
-    paths = sorted(path for suffix in generator.extensions for path in by_suffix.get(suffix, []))
-    if tree.mdx and ".mdx" not in generator.extensions:
-        findings.append(_mdx_unread(tree.mdx, site))
-    texts: list[tuple[str, str]] = []
-    for path in paths:
-        data = source.read(path, findings, rule="unreadable-file")
-        text = decode_utf8(data, path, findings) if data is not None else None
-        if text is None or data is None or generator.is_partial(path, text, site):
-            continue  # a partial is not a page: the pages that include it show it
-        contents[path] = data
-        if pages is not None:
-            text = pages.prepare(path, text)
-        texts.append((text, path))
-    # A folder without any manifest gets the facets its layout says (what ``fix`` would propose).
-    layout = _layout_manifests(texts) if not manifests else {}
-    governing = {**layout, **manifests}
-    facets = facets_of(governing.values())
-    resolver = SettingsResolver(governing)
-    # A page of API entries read from source is cut per entry unless it declares otherwise.
-    jobs: list[Job] = [
-        (
-            text,
-            path,
-            pages.settings(path, resolver.settings(path)) if pages is not None else resolver.settings(path),
-        )
-        for text, path in texts
-    ]
-    keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
-    cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
-    files: list[ChunkedFile] = []
-    # The cache holds what chunk_file made of the prepared text; a site's pages are finished after it.
-    with make_pool(cached.count(None)) as pool:
-        fresh = pool.chunk([job for job, hit in zip(jobs, cached, strict=True) if hit is None])
-        for index, hit in enumerate(cached):
-            chunked = hit if hit is not None else next(fresh)
-            if cache is not None and hit is None:
-                cache.put(keys[index], chunked)
-            if on_file is not None:
-                on_file(chunked.path)
-            if pages is not None:
-                chunked, site_findings = pages.finish(chunked)
-                findings.extend(site_findings)
-            files.append(dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks)))
-    if not any(chunked.chunks for chunked in files):
-        findings.append(_empty(root, site, generator.extensions, len(paths)))
-    for chunked in files:
-        findings.extend(chunked.findings)
-        findings.extend(check_declarations(chunked, facets))
-    defaulted = [file.path for file in files if not file.strategy_explicit]
-    if defaulted:
-        findings.append(default_strategy_summary(defaulted, root))
-    for manifest in manifests.values():
-        findings.extend(check_manifest_metadata(manifest, facets))
-    rules = declared_rules(manifests, [file.path for file in files])
-    findings.extend(rules.findings)
-    prompts, prompt_findings = read_templates(
-        tree.templates, lambda path, found: _template_text(source, path, found, contents)
-    )
-    findings.extend(prompt_findings)
+    """The corpus ``scan`` walked (once its ``files`` are exhausted), holding ``files`` (those kept of
+    them: none for a build, which streams them) and every finding about the whole folder."""
+    findings = list(scan.findings)
+    if scan.mdx_unread:
+        findings.append(_mdx_unread(scan.mdx_unread, scan.site))
+    if not scan.any_chunks:
+        findings.append(_empty(scan.root, scan.site, scan.generator.extensions, len(scan.paths)))
+    if scan.defaulted:
+        findings.append(default_strategy_summary(scan.defaulted, scan.root))
+    for manifest in scan.manifests.values():
+        findings.extend(check_manifest_metadata(manifest, scan.facets))
+    root_manifest = scan.manifests.get("")
+    pages = scan.pages
     return Corpus(
-        root=root,
+        root=scan.root,
         files=files,
         findings=sorted(set(findings), key=lambda f: (f.path, f.line, f.rule, f.message)),
-        facets=facets,
+        facets=scan.facets,
         instructions=root_manifest.instructions if root_manifest is not None else None,
-        content_hash=_content_hash(contents),
-        taxonomy=merged_taxonomy(governing.values()),
+        content_hash=scan.content_hash,
+        taxonomy=merged_taxonomy(scan.governing.values()),
         embedding=root_manifest.embedding if root_manifest is not None else None,
         library_version=root_manifest.library_version if root_manifest is not None else None,
-        manifests=manifests,
-        site=site,
-        urls=pages.urls if pages is not None else {},
+        manifests=scan.manifests,
+        site=scan.site,
+        urls=urls or {},
         stub_chunks=pages.stub_chunks if pages is not None else 0,
-        file_keys={job[1]: key for job, key in zip(jobs, keys, strict=True)} if cache is not None else {},
-        prompts=prompts,
-        layout_facets=sorted(folder for folder in layout if folder),
-        declared_copies=rules.copies,
+        file_keys=file_keys or {},
+        prompts=scan.prompts,
+        layout_facets=sorted(folder for folder in scan.layout if folder),
+        declared_copies=scan.rules.copies,
     )
-
-
-def _template_text(
-    source: _Files, path: str, findings: list[Finding], contents: dict[str, bytes]
-) -> str | None:
-    """A template's text (its bytes counted in the content hash), or None after a finding."""
-    data = source.read(path, findings, rule="unreadable-file")
-    text = decode_utf8(data, path, findings) if data is not None else None
-    if text is not None and data is not None:
-        contents[path] = data
-    return text
 
 
 EMPTY_CORPUS_RULE = "empty-corpus"
@@ -335,40 +218,3 @@ def default_strategy_summary(paths: list[str], root: Path) -> SummaryFinding:
         f"run `docs-mcp fix --docs-dir {root}` to propose manifests"
     )
     return SummaryFinding("", 0, "warning", message, DEFAULT_STRATEGY_RULE, tuple(paths))
-
-
-def _load_manifests(
-    files: _Files, paths: list[str], findings: list[Finding], contents: dict[str, bytes]
-) -> dict[str, DocsManifest]:
-    """Every manifest by its folder ("" for the root); problems go to ``findings``."""
-    manifests: dict[str, DocsManifest] = {}
-    for path in paths:
-        data = files.read(path, findings, rule="invalid-manifest")
-        manifest, problems = parse_manifest(data, path)
-        manifests[manifest.folder] = manifest
-        findings.extend(problems)
-        if data is not None:
-            contents[path] = data
-    return manifests
-
-
-def _layout_manifests(texts: list[tuple[str, str]]) -> dict[str, DocsManifest]:
-    """The manifests ``sdk_layout`` infers for a folder without any, by folder (empty: no SDK folder)."""
-    layout = infer_layout(fences_of(path, text) for text, path in texts)
-    inferred: dict[str, DocsManifest] = {}
-    for folder, data in layout_manifests(layout, [path for _, path in texts]).items():
-        path = f"{folder}/{MANIFEST_NAME}" if folder else MANIFEST_NAME
-        manifest, problems = parse_manifest(json.dumps(data).encode(), path)
-        assert not problems, problems  # built from the schema's own shape
-        inferred[folder] = manifest
-    return inferred
-
-
-def _content_hash(contents: Mapping[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(contents):
-        # Length-prefixed so that no (path, bytes) sequence can collide with another.
-        encoded = path.encode("utf-8")
-        digest.update(len(encoded).to_bytes(8, "big") + encoded)
-        digest.update(len(contents[path]).to_bytes(8, "big") + contents[path])
-    return digest.hexdigest()

@@ -194,7 +194,7 @@ class SitePages:
 
     def finish(self, chunked: ChunkedFile) -> tuple[ChunkedFile, list[Finding]]:
         """The chunked page with source line numbers, stubs dropped; its findings about the site."""
-        normalised = self.normalised.get(chunked.path)
+        normalised = self.normalised.pop(chunked.path, None)  # a page is finished once: not kept
         if normalised is None:
             return chunked, []
         findings = [

@@ -7,7 +7,8 @@ Storage: append-only segment files in ``cache_dir``, one per ``embed_documents``
 misses. A segment is a small header, the 32-byte keys, then the float32 vectors, written to a
 temporary file and moved into place with ``os.replace``: a build interrupted at any point leaves
 only whole segments (and perhaps a stray ``.tmp`` that is ignored). Opening the cache reads the
-keys of every segment; a segment's vectors are read on its first hit. Several
+keys of every segment; vectors are read from their segments as they are asked for, never kept (a
+build of a million chunks would otherwise hold every vector it reused or made). Several
 processes may share a cache directory: each writes segments under fresh names.
 """
 
@@ -46,10 +47,9 @@ class VectorStore:
 
     def __init__(self, directory: Path) -> None:
         self.directory = Path(directory)
-        # key -> (segment number, row); a segment's vectors are read on its first hit and kept.
+        # key -> (segment number, row); vectors are read from the segment when asked for.
         self._where: dict[bytes, tuple[int, int]] = {}
         self._segments: list[tuple[Path, int, int]] = []  # path, offset of the vectors, dimensions
-        self._vectors: dict[int, Matrix] = {}
         self._lock = threading.Lock()
         self._loaded = False
 
@@ -77,16 +77,18 @@ class VectorStore:
         for row in range(count):
             self._where[keys[row * _KEY_BYTES : (row + 1) * _KEY_BYTES]] = (number, row)
 
-    def _segment_vectors(self, number: int) -> Matrix | None:
-        vectors = self._vectors.get(number)
-        if vectors is None:
-            path, offset, dimensions = self._segments[number]
-            try:
-                vectors = np.fromfile(path, dtype=np.float32, offset=offset).reshape(-1, dimensions)
-            except (OSError, ValueError):
-                return None
-            self._vectors[number] = vectors
-        return vectors
+    def _rows(self, number: int, rows: Sequence[int]) -> Matrix | None:
+        """The vectors at ``rows`` of segment ``number``; None when it cannot be read."""
+        path, offset, dimensions = self._segments[number]
+        width = 4 * dimensions
+        try:
+            with path.open("rb") as handle:
+                data = b"".join(os.pread(handle.fileno(), width, offset + row * width) for row in rows)
+        except OSError:
+            return None
+        if len(data) != width * len(rows):
+            return None
+        return np.frombuffer(data, dtype=np.float32).reshape(len(rows), dimensions)
 
     def __len__(self) -> int:
         with self._lock:
@@ -100,13 +102,24 @@ class VectorStore:
 
     def get(self, key: bytes) -> list[float] | None:
         """The stored vector of ``key``, or None."""
+        return self.get_many([key])[0]
+
+    def get_many(self, keys: Sequence[bytes]) -> list[list[float] | None]:
+        """The stored vectors of ``keys`` (None for each not stored), each segment read once."""
         with self._lock:
             self._load()
-            found = self._where.get(key)
-            if found is None:
-                return None
-            vectors = self._segment_vectors(found[0])
-        return None if vectors is None else vectors[found[1]].tolist()
+            where = [self._where.get(key) for key in keys]
+        by_segment: dict[int, list[int]] = {}
+        for index, found in enumerate(where):
+            if found is not None:
+                by_segment.setdefault(found[0], []).append(index)
+        vectors: list[list[float] | None] = [None] * len(keys)
+        for number, indices in by_segment.items():
+            rows = self._rows(number, [where[index][1] for index in indices])  # type: ignore[index]
+            if rows is not None:
+                for index, vector in zip(indices, rows.tolist(), strict=True):
+                    vectors[index] = vector
+        return vectors
 
     def put_many(self, keys: Sequence[bytes], vectors: Sequence[Sequence[float]], dimensions: int) -> None:
         """Store ``vectors`` under ``keys`` as one new segment, atomically. Raises ``OSError``."""
@@ -128,7 +141,6 @@ class VectorStore:
             self._load()
             number = len(self._segments)
             self._segments.append((final, _HEADER.size + len(keys) * _KEY_BYTES, dimensions))
-            self._vectors[number] = matrix
             for row, key in enumerate(keys):
                 self._where[key] = (number, row)
 
@@ -156,7 +168,7 @@ class CachingProvider:
     def embed_documents(self, texts: Sequence[str], labels: Sequence[str] | None = None) -> list[list[float]]:
         """Cached vectors for ``texts``, embedding (in input order) only the ones not cached yet."""
         keys = [cache_key(self.name, self.model, self.dimensions, text) for text in texts]
-        vectors: list[list[float] | None] = [self.store.get(key) for key in keys]
+        vectors: list[list[float] | None] = self.store.get_many(keys)
         missing = [i for i, vector in enumerate(vectors) if vector is None]
         # The same new text twice in one call is embedded once.
         first_of: dict[bytes, int] = {}

@@ -14,23 +14,26 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from docs_mcp import __version__
-from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.chunk_cache import ChunkCache
-from docs_mcp.corpus.copies import copy_groups
+from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
-from docs_mcp.corpus.loader import load_corpus
+from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
+from docs_mcp.corpus.scan import ScannedFile
+from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
-from docs_mcp.indexing.embed import cost_line, embed_chunks, make_provider, resolve_settings
-from docs_mcp.indexing.row_cache import RowCache
+from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
+from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
 from docs_mcp.indexing.rows import copy_batches, vector_batches
+from docs_mcp.indexing.spill import FileSpill
+from docs_mcp.indexing.tally import CorpusTally
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
@@ -38,7 +41,6 @@ from docs_mcp.store.index_manifest import (
     EmbeddingInfo,
     FacetTaxonomy,
     IndexManifest,
-    pick_example,
     write_manifest,
 )
 from docs_mcp.store.swap import new_staging_dir, swap_in
@@ -73,6 +75,8 @@ class BuildOptions:
     cache_dir: Path | None = None  # the rebuild cache; default: build_cache.build_cache_dir
     site_config: Path | None = None  # the site generator's config; None: found beside the docs
     progress: Callable[[BuildProgress], None] | None = None
+    # Rows written (and chunks embedded) at once: what sets the build's memory. None: BATCH_ROWS.
+    batch_rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -120,6 +124,11 @@ def _disk_full(error: BaseException) -> bool:
 def build(options: BuildOptions) -> BuildResult:
     """Build the index of ``options.docs_dir`` into ``options.out``, replacing any previous index.
 
+    Two passes, so that memory is set by a batch, not by the corpus (issue 34): the docs are walked,
+    chunked and validated file by file, each file set aside in a spill file in the staging folder and
+    counted (``tally``); then the files are read back in order into rows, embedded and written to
+    LanceDB batch by batch, and the copy groups are found among the sections the tally set aside.
+
     Raises:
         ValidationFailed: the docs have errors (nothing is written).
         ConfigError: a bad option, or ``out`` exists and is not a docs-mcp index.
@@ -135,79 +144,29 @@ def build(options: BuildOptions) -> BuildResult:
     )
     cache_dir = build_cache_dir(Path(options.docs_dir), options.site_config, out, options.cache_dir)
     provider = make_provider(name, settings, cache_dir)
-    files_seen = 0
-
-    def on_file(_path: str) -> None:
-        nonlocal files_seen
-        files_seen += 1
-        report(BuildProgress("files", files_seen))
-
     # What the last build into this cache chunked and which rows it made: a rebuild redoes only the
     # files that changed, with the same result as a full build (chunk_cache.py, row_cache.py).
-    chunk_cache = ChunkCache(cache_dir)
-    corpus = load_corpus(
-        Path(options.docs_dir), on_file=on_file, site_config=options.site_config, chunk_cache=chunk_cache
-    )
-    if corpus.errors:
-        raise ValidationFailed(
-            f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
-            "Fix them (docs-mcp validate shows them all) and build again",
-            corpus.findings,
-        )
-    chunks = corpus.chunks
-    report(BuildProgress("chunks", len(chunks), len(chunks), f"from {len(corpus.files)} files"))
-    vectors = None
-    if provider is not None:
-        cost = cost_line(provider, chunks)
-        if cost is not None:
-            report(BuildProgress("estimate", len(chunks), len(chunks), cost))
-        # Counted over the inputs to embed: cached ones cost nothing and would make the rate a lie.
-        to_embed, cached = provider.plan([chunk.embedding_input for chunk in chunks])
-        repeated, embedded_before = len(chunks) - to_embed - cached, provider.embedded
-        plan = f"{to_embed} to embed, {cached} cached" + (f", {repeated} repeated" if repeated else "")
-        report(BuildProgress("embedding", 0, to_embed, f"{plan} ({provider.model})"))
-        vectors = embed_chunks(
-            provider,
-            chunks,
-            lambda _done, _total: report(
-                BuildProgress("embedding", provider.embedded - embedded_before, to_embed, provider.model)
-            ),
-        )
-    facets = _facets(chunks)
-    groups = copy_groups(chunks, corpus.declared_copies)
-    embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
-    manifest = IndexManifest(
-        format_version=FORMAT_VERSION,
-        docs_mcp_version=__version__,
-        description=options.description or corpus.site.name,
-        instructions=corpus.instructions,
-        facets=facets,
-        embedding=embedding,
-        chunk_count=len(chunks),
-        file_count=len(corpus.files),
-        content_hash=corpus.content_hash,
-        source_commit=_source_commit(Path(options.docs_dir)),
-        version=options.version or corpus.library_version,
-        taxonomy=_taxonomy(corpus.taxonomy, facets),
-        site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
-        prompts=tuple(corpus.prompts),
-        examples=pick_example((chunk.id, chunk.heading, chunk.breadcrumb) for chunk in chunks),
-        copy_groups=len(groups),
-    )
-    report(BuildProgress("writing", 0, None, str(out)))
-    # Rows stream from the row cache (or are made) batch by batch into LanceDB: never the whole table.
-    row_cache = RowCache(cache_dir)
-    names = sorted(facets)
-    schema = RowCache.schema(names, corpus.urls)
-    batches = row_cache.batches(corpus.files, corpus.file_keys, names, corpus.urls)
-    # Each copy's group is written with its row (store.columns.COPY_COLUMN), not in the manifest.
-    main_copies = {cid: group[0] for group in groups for cid in group}
-    schema, batches = copy_batches(schema, batches, main_copies)
-    if vectors is not None:
-        schema, batches = vector_batches(schema, batches, vectors)
+    chunk_cache, row_cache = ChunkCache(cache_dir), RowCache(cache_dir)
     staging = new_staging_dir(out)
+    spill: FileSpill | None = None
+    copies: CopyFinder | None = None
     try:
-        write_batches(staging, schema, batches, names)
+        spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
+        corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
+        # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
+        groups = tally.copy_groups(corpus.declared_copies)
+        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(groups))
+        report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
+        if provider is None:
+            report(BuildProgress("writing", 0, None, str(out)))
+        main_copies = {cid: group[0] for group in groups for cid in group}
+        del groups
+        batch_rows = options.batch_rows or BATCH_ROWS
+        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
+        if provider is not None:  # the rows were written as their vectors came: the embedding stage
+            report(BuildProgress("writing", 0, None, str(out)))
+        spill.close()
+        copies.close()
         write_manifest(staging, manifest)
         swap_in(staging, out)
         _save_caches(chunk_cache, row_cache)
@@ -219,24 +178,132 @@ def build(options: BuildOptions) -> BuildResult:
             "is unchanged. Free some space (or choose another --out) and build again"
         ) from None
     finally:
-        row_cache.discard()  # what a failed build wrote of the cache (after save: nothing)
+        if spill is not None:
+            spill.close()
+        if copies is not None:
+            copies.close()
+        chunk_cache.discard()  # what a failed build wrote of the caches (after save: nothing)
+        row_cache.discard()
         shutil.rmtree(staging, ignore_errors=True)
     seconds = time.monotonic() - started
-    report(BuildProgress("done", len(chunks), len(chunks), f"chunks in {seconds:.1f}s"))
+    report(BuildProgress("done", tally.chunks, tally.chunks, f"chunks in {seconds:.1f}s"))
     return BuildResult(
         out=out,
         manifest=manifest,
-        file_count=len(corpus.files),
-        chunk_count=len(chunks),
+        file_count=tally.files,
+        chunk_count=tally.chunks,
         seconds=seconds,
         warnings=corpus.warnings,
-        embedded=len(chunks) if provider else 0,
+        embedded=tally.chunks if provider else 0,
         cache_hits=provider.hits if provider else None,
         cache_misses=provider.misses if provider else None,
         files_rechunked=chunk_cache.misses,
         cache_dir=cache_dir,
         cache_damaged=chunk_cache.damaged + row_cache.damaged,
     )
+
+
+# The chunked files between the two passes, in the staging folder: removed before the swap.
+_SPILL_NAME = "chunked-files.spill"
+
+
+def _scan(
+    options: BuildOptions,
+    chunk_cache: ChunkCache,
+    spill: FileSpill,
+    tally: CorpusTally,
+    report: Callable[[BuildProgress], None],
+) -> tuple[Corpus, CorpusTally]:
+    """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs.
+
+    Raises ``ValidationFailed`` when the docs have errors."""
+    files_seen = 0
+
+    def on_file(_path: str) -> None:
+        nonlocal files_seen
+        files_seen += 1
+        report(BuildProgress("files", files_seen))
+
+    scan = scan_corpus(Path(options.docs_dir), site_config=options.site_config, chunk_cache=chunk_cache)
+    for scanned in scan.files(on_file):
+        spill.add(scanned)
+        tally.add(scanned)
+    corpus = scanned_corpus(scan, [])
+    if corpus.errors:
+        raise ValidationFailed(
+            f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
+            "Fix them (docs-mcp validate shows them all) and build again",
+            corpus.findings,
+        )
+    return corpus, tally
+
+
+def _manifest(
+    options: BuildOptions, corpus: Corpus, tally: CorpusTally, provider: CachingProvider | None
+) -> IndexManifest:
+    """The index manifest of the scanned corpus, its copies still to find (``_copies``)."""
+    facets = tally.facets()
+    embedding = EmbeddingInfo(provider.name, provider.model, provider.dimensions) if provider else None
+    return IndexManifest(
+        format_version=FORMAT_VERSION,
+        docs_mcp_version=__version__,
+        description=options.description or corpus.site.name,
+        instructions=corpus.instructions,
+        facets=facets,
+        embedding=embedding,
+        chunk_count=tally.chunks,
+        file_count=tally.files,
+        content_hash=corpus.content_hash,
+        source_commit=_source_commit(Path(options.docs_dir)),
+        version=options.version or corpus.library_version,
+        taxonomy=_taxonomy(corpus.taxonomy, facets),
+        site=corpus.site.to_dict(Path(options.docs_dir)) if corpus.site.recognised else None,
+        prompts=tuple(corpus.prompts),
+        examples=tally.example(),
+    )
+
+
+def _write_rows(
+    staging: Path,
+    spill: FileSpill,
+    tally: CorpusTally,
+    row_cache: RowCache,
+    provider: CachingProvider | None,
+    report: Callable[[BuildProgress], None],
+    batch_rows: int,
+    main_copies: Mapping[str, str],
+) -> None:
+    """The second pass: the spilled files' rows (from the row cache, or made), each copy's main copy
+    (``main_copies``: chunk id -> its group's main copy) and their vectors, into LanceDB batch by
+    batch, every index built once they are all in."""
+    names = sorted(tally.facets())
+    files: Iterable[ScannedFile] = spill
+    vectors: VectorStream | None = None
+    if provider is not None and tally.plan is not None:
+        plan = tally.plan
+        cost = plan.cost_line()
+        if cost is not None:
+            report(BuildProgress("estimate", tally.chunks, tally.chunks, cost))
+        # Counted over the inputs to embed: cached ones cost nothing and would make the rate a lie.
+        report(BuildProgress("embedding", 0, plan.to_embed, f"{plan.line()} ({provider.model})"))
+        embedded_before = provider.embedded
+        vectors = VectorStream(
+            provider,
+            lambda _done, _total: report(
+                BuildProgress("embedding", provider.embedded - embedded_before, plan.to_embed, provider.model)
+            ),
+        )
+        files = vectors.files(files, batch_rows)
+    schema = RowCache.schema(names, tally.urls)
+    batches = row_cache.batches(files, names, tally.urls, batch_rows)
+    schema, batches = copy_batches(schema, batches, main_copies)
+    if vectors is not None and tally.chunks and provider is not None:
+        schema, batches = vector_batches(schema, batches, vectors.take, provider.dimensions)
+    write_batches(staging, schema, batches, names)
+
+
+def _plan(provider: CachingProvider | None) -> EmbeddingPlan | None:
+    return EmbeddingPlan(provider) if provider is not None else None
 
 
 def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache) -> None:
@@ -271,14 +338,6 @@ def _check_out(out: Path) -> None:
                 f"{out} exists and is not a docs-mcp index; refusing to replace it. "
                 "Choose an empty or new --out"
             )
-
-
-def _facets(chunks: Sequence[Chunk]) -> dict[str, list[str]]:
-    values: dict[str, set[str]] = {}
-    for chunk in chunks:
-        for key, value in chunk.metadata.items():
-            values.setdefault(key, set()).add(str(value))
-    return {key: sorted(found) for key, found in sorted(values.items())}
 
 
 def _taxonomy(

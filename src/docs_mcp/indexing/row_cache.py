@@ -1,30 +1,32 @@
 """The text rows of the last build, by file, so a rebuild computes rows only for the files that changed.
 
-A file's rows (every column but the vector: ``rows.text_rows``) are a function of its chunks and the
-index's facet names, and its chunks of its chunk cache key (``corpus.chunk_cache.file_key``). So the
+A file's rows (every column but the vector: ``rows.text_rows``) are a function of its chunks, its
+page URLs and the index's facet names, and its chunks of its chunk cache key
+(``corpus.chunk_cache.file_key``). So the
 rows of a file whose key and the facet names are unchanged are taken from the last build, the others
 made afresh, and the table is assembled in corpus order: the same table a full build makes.
 
 Storage: ``rows.entries`` in the build's cache folder, an entry file (``docs_mcp.entry_file``) holding
 each file's rows as one Arrow IPC stream under its path and key, with its sha256; its metadata records
-the row code's fingerprint, the facet names and the files in order. A damaged entry (its digest, its
-schema or its row count) is made again from the file's chunks, a damaged or foreign file is ignored
-(logged): never a failed build, never a wrong row. Rewritten (temporary file, then ``os.replace``)
-when anything changed.
+the row code's fingerprint, the facet names and a digest of the files in order. A damaged entry (its
+digest, its schema or its row count) is made again from the file's chunks, a damaged or foreign file
+is ignored (logged): never a failed build, never a wrong row. Rewritten (temporary file, then
+``os.replace``) when anything changed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from pathlib import Path
 
 import pyarrow as pa
 
 import docs_mcp
-from docs_mcp.chunk.chunking import ChunkedFile
+from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.entry_file import EntryFile, EntryWriter, read_entries
 from docs_mcp.indexing import rows as rows_module
 from docs_mcp.indexing.rows import text_rows
@@ -66,48 +68,36 @@ class RowCache:
         self._writer: EntryWriter | None = None  # this build's entries, written as its rows are made
         self._changed = False
 
-    def rows(
-        self,
-        files: Sequence[ChunkedFile],
-        file_keys: Mapping[str, str],
-        facet_names: Sequence[str],
-        urls: Mapping[str, str] | None = None,
-    ) -> pa.Table:
-        """The text rows of ``files`` (in order) as one table (see ``batches``)."""
-        schema = self.schema(facet_names, urls)
-        return pa.Table.from_batches(list(self.batches(files, file_keys, facet_names, urls)), schema)
-
     @staticmethod
-    def schema(facet_names: Sequence[str], urls: Mapping[str, str] | None) -> pa.Schema:
-        """The schema of the rows ``batches`` yields."""
-        return text_rows([], sorted(set(facet_names)), urls).schema
+    def schema(facet_names: Sequence[str], urls: bool) -> pa.Schema:
+        """The schema of the rows ``batches`` yields (``urls``: with the URL column)."""
+        return text_rows([], sorted(set(facet_names)), {} if urls else None).schema
 
     def batches(
         self,
-        files: Sequence[ChunkedFile],
-        file_keys: Mapping[str, str],
+        files: Iterable[ScannedFile],
         facet_names: Sequence[str],
-        urls: Mapping[str, str] | None = None,
+        urls: bool,
         batch_rows: int | None = None,
     ) -> Iterator[pa.RecordBatch]:
         """The text rows of ``files`` (in order) in record batches of about ``batch_rows`` rows, reusing
         the last build's where nothing changed; what this build made goes to the cache as it is made
-        (kept by ``save``). ``urls`` (chunk id -> page URL, a site's) adds the URL column; a file's
-        URLs are part of its key. Memory: one batch and the files' chunks, not the table."""
+        (kept by ``save``). ``urls``: the rows have the URL column (each file's URLs are part of its
+        key). Memory: one batch and its files, never the table: ``files`` is read as it goes."""
         batch_rows = batch_rows or BATCH_ROWS
         names = sorted(set(facet_names))
         schema = self.schema(names, urls)
-        previous, last_files = self._open(names, bool(urls))
+        previous, last_files = self._open(names, urls)
         self.discard()
         self._writer = writer = EntryWriter(self.path, _FORMAT)
         parts: list[pa.Table] = []
         pending = 0
-        recorded: list[list[object]] = []
+        recorded = hashlib.sha256()
         try:
-            for file in files:
-                key = file_keys.get(file.path, "")
+            for scanned in files:
+                file, key = scanned.file, scanned.key
                 if key and urls:  # a site's base URL can change while the page does not
-                    page_urls = "\0".join(urls.get(chunk.id, "") for chunk in file.chunks)
+                    page_urls = "\0".join(scanned.urls.get(chunk.id, "") for chunk in file.chunks)
                     key += ":" + hashlib.sha256(page_urls.encode()).hexdigest()
                 entry = f"{file.path}\0{key}"
                 found = self._cached(previous, entry, schema, len(file.chunks)) if key else None
@@ -116,11 +106,11 @@ class RowCache:
                     part, data = found
                 else:
                     self.misses += 1
-                    part = text_rows(file.chunks, names, urls)
+                    part = text_rows(file.chunks, names, scanned.urls if urls else None)
                     data = _ipc(part) if key else b""
                 if key:
                     writer.add(entry, data)
-                recorded.append([file.path, key, len(file.chunks)])
+                recorded.update(json.dumps([file.path, key, len(file.chunks)]).encode() + b"\n")
                 parts.append(part)
                 pending += part.num_rows
                 if pending >= batch_rows:
@@ -131,12 +121,12 @@ class RowCache:
         finally:
             if previous is not None:
                 previous.close()
-        self._changed = recorded != last_files or bool(self.damaged)
+        self._changed = recorded.hexdigest() != last_files or bool(self.damaged)
         writer.metadata = {
             "fingerprint": rows_fingerprint(),
             "facets": names,
-            "urls": bool(urls),
-            "files": recorded,
+            "urls": urls,
+            "files": recorded.hexdigest(),
         }
 
     def save(self) -> None:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import pyarrow as pa
 
@@ -22,6 +23,11 @@ from docs_mcp.store.columns import (
     table_schema,
 )
 from docs_mcp.store.identifiers import split_identifiers
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    Vectors: TypeAlias = Sequence[Sequence[float]] | np.ndarray[Any, np.dtype[np.float32]]
 
 _PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
 
@@ -49,20 +55,21 @@ def chunk_rows(
     urls: Mapping[str, str] | None = None,
 ) -> pa.Table:
     """The rows of ``chunks`` (in the given order) as an Arrow table matching ``table_schema``;
-    ``urls`` (chunk id -> page URL) adds the URL column.
+    ``urls`` (chunk id -> page URL; not empty) adds the URL column.
 
     Raises ``ValueError`` when ``vectors`` does not hold one vector per chunk.
     """
-    rows = text_rows(chunks, facet_names, urls)
+    rows = text_rows(chunks, facet_names, urls or None)
     return rows if vectors is None else with_vectors(rows, vectors)
 
 
 def text_rows(
     chunks: Sequence[Chunk], facet_names: Iterable[str], urls: Mapping[str, str] | None = None
 ) -> pa.Table:
-    """The rows of ``chunks`` without the vector column: everything their text (and URL) decides."""
+    """The rows of ``chunks`` without the vector column: everything their text (and URL) decides.
+    With ``urls`` (chunk id -> page URL; None: no URL column) the URL column holds theirs."""
     names = sorted(set(facet_names))
-    schema = table_schema(names, None, urls=bool(urls))
+    schema = table_schema(names, None, urls=urls is not None)
     places = _places(chunks)
     columns: dict[str, list[object]] = {
         "id": [c.id for c in chunks],
@@ -81,14 +88,14 @@ def text_rows(
         FTS_BODY: [body_text(c) for c in chunks],
         FTS_CRUMBS: [crumbs_text(c) for c in chunks],
     }
-    if urls:
+    if urls is not None:
         columns[URL_COLUMN] = [urls.get(c.id) for c in chunks]
     for name in names:
         columns[facet_column(name)] = [_facet_value(c.metadata, name) for c in chunks]
     return pa.Table.from_arrays([pa.array(columns[f.name], type=f.type) for f in schema], schema=schema)
 
 
-def with_vectors(rows: pa.Table, vectors: Sequence[Sequence[float]]) -> pa.Table:
+def with_vectors(rows: pa.Table, vectors: Vectors) -> pa.Table:
     """``rows`` (from ``text_rows``) with the vector column of ``vectors`` (none when it is empty).
 
     Raises ``ValueError`` when ``vectors`` does not hold one vector per row.
@@ -106,23 +113,21 @@ def with_vectors(rows: pa.Table, vectors: Sequence[Sequence[float]]) -> pa.Table
 
 
 def vector_batches(
-    schema: pa.Schema, batches: Iterable[pa.RecordBatch], vectors: Sequence[Sequence[float]]
+    schema: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+    vectors: Callable[[int], Vectors],
+    dimensions: int,
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
-    """The schema and batches of ``batches`` (from ``text_rows``, in order) with the vector column of
-    ``vectors`` (none when it is empty), one batch at a time. The batches raise ``ValueError`` when
-    ``vectors`` does not hold one vector per row."""
-    if not len(vectors):
-        return schema, iter(batches)
-    field = pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), len(vectors[0])), nullable=False)
+    """The schema and batches of ``batches`` (from ``text_rows``, in order) with the vector column,
+    one batch at a time: ``vectors(n)`` gives the next ``n`` rows' vectors (of ``dimensions``). The
+    batches raise ``ValueError`` when it gives another number."""
+    field = pa.field(VECTOR_COLUMN, pa.list_(pa.float32(), dimensions), nullable=False)
 
     def joined() -> Iterator[pa.RecordBatch]:
-        done = 0
         for batch in batches:
-            part = with_vectors(pa.Table.from_batches([batch]), vectors[done : done + batch.num_rows])
-            done += batch.num_rows
-            yield from part.to_batches()
-        if done != len(vectors):
-            raise ValueError(f"{len(vectors)} vectors for {done} chunks")
+            if not batch.num_rows:
+                continue
+            yield from with_vectors(pa.Table.from_batches([batch]), vectors(batch.num_rows)).to_batches()
 
     return schema.append(field), joined()
 

@@ -54,20 +54,31 @@ def write_batches(
     LanceDB (and their words and tokens into the counts): the rows are never held whole.
 
     ``out_dir`` must not already hold a table (build writes into a fresh temporary directory).
-    Raises whatever LanceDB raises on I/O failure.
+    Raises whatever LanceDB raises on I/O failure, and what ``batches`` raises as it raised it.
     """
     db = lancedb.connect(str(out_dir / LANCEDB_DIR))
     words = WordCounts()
     impacts = TokenImpacts(FTS_COLUMNS)
 
+    failed: list[Exception] = []
+
     def counted() -> Iterator[pa.RecordBatch]:
-        for batch in batches:
-            words.add(batch.column(TEXT_COLUMN))
-            impacts.add(batch)
-            yield batch
+        try:
+            for batch in batches:
+                words.add(batch.column(TEXT_COLUMN))
+                impacts.add(batch)
+                yield batch
+        except Exception as error:  # LanceDB would report it as its own RuntimeError
+            failed.append(error)
+            raise
 
     reader = pa.RecordBatchReader.from_batches(schema, counted())
-    table = db.create_table(TABLE_NAME, data=reader, schema=schema, mode="create")
+    try:
+        table = db.create_table(TABLE_NAME, data=reader, schema=schema, mode="create")
+    except Exception:
+        if failed:  # what made the rows failed (an embedding provider, the cache's disk): say that
+            raise failed[0] from None
+        raise
     timeout = timedelta(minutes=10)
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
