@@ -251,13 +251,14 @@ def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_pa
     assert (site.generator, site.name) == ("vitepress", "Far")
 
 
-def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path: Path) -> None:
+@pytest.mark.parametrize("site", [True, False], ids=["mkdocs site", "plain folder"])
+def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path: Path, site: bool) -> None:
     page = '- Start Date: 2020-01-01\n- RFC PR: [#1](https://x.dev/1)\n<a id="top"></a>\n\n'
     page += "# Summary\n\nWords.\n"
-    _write(tmp_path, {"mkdocs.yml": "site_name: R\n", "docs/rfc.md": page})
-    assert [(chunk.id, chunk.heading) for chunk in load_corpus(tmp_path / "docs").chunks] == [
-        ("rfc.md#summary", "Summary")
-    ]
+    _write(tmp_path, {"docs/rfc.md": page, **({"mkdocs.yml": "site_name: R\n"} if site else {})})
+    corpus = load_corpus(tmp_path / "docs")
+    assert corpus.site.recognised is site
+    assert [(chunk.id, chunk.heading) for chunk in corpus.chunks] == [("rfc.md#summary", "Summary")]
 
 
 def test_a_manifest_site_url_that_is_not_http_is_an_error_and_never_a_url(tmp_path: Path) -> None:
