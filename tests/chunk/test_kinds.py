@@ -215,7 +215,8 @@ def test_a_section_of_nothing_but_links_is_an_overview_generator_comments_aside(
     one_operation = (
         "# EmbedTokens\n\n## Overview\n\n### Available Operations\n\n"
         "* [Referrals](#referrals) - Create a referrals embed token\n\n"
-        "## Referrals\n\nCreate a referrals embed token.\n"
+        "## Referrals\n\nCreate a referrals embed token.\n\n### Example Usage\n\n"
+        "```go\nres, err := s.EmbedTokens.Referrals(ctx, nil)\n```\n"
     )
     assert kinds("go/docs/sdks/embedtokens/README.md", one_operation)["embedtokens/overview"] == "overview"
     resources = (
