@@ -24,7 +24,7 @@ from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.hub.opening import ReadyHub, open_hub
 from docs_mcp.server.hub.specs import parse_index_specs
 from docs_mcp.server.tools.budget import (
-    ENVELOPE_BYTES,
+    FRAME_BYTES,
     MAX_TOKENS_DEFAULT,
     MAX_TOKENS_MAX,
     MAX_TOKENS_MIN,
@@ -224,7 +224,7 @@ async def test_serve_max_tokens_and_feedback_log_apply_to_several_libraries_over
             assert listed[name].input_schema["properties"]["max_tokens"]["default"] == 1_000
         result = await client.call_tool("search_docs", {"query": "retries", "limit": 50})
         wire = result.model_dump_json(by_alias=True, exclude_none=True).encode()
-        assert not result.is_error and len(wire) <= budget_bytes(1_000) - ENVELOPE_BYTES
+        assert not result.is_error and len(wire) <= budget_bytes(1_000) - FRAME_BYTES
         page = result.structured_content
         assert isinstance(page, dict) and page["held_back"] > 0 and page["next_cursor"]
         reported = await client.call_tool(

@@ -142,11 +142,8 @@ class DocsIndex:
             copies = CopyFolder.of_groups(manifest.copies)
         terms = terms_table(path)
         self._bounds = ScoreBounds(path)
-        # The largest factor the kind prior multiplies a score by (a bound must allow for it).
-        prior = config.kind_prior if KIND in self.facets else None
-        self._prior_factor = (
-            max([1.0, *prior.how_to.values(), *prior.type_question.values()]) if prior else 1.0
-        )
+        # The kind prior multiplies a score by up to its ceiling for a query (a bound must allow for it).
+        self._prior = config.kind_prior if KIND in self.facets else None
         self._ranker = Ranker(
             self._async_table,
             config,
@@ -256,7 +253,8 @@ class DocsIndex:
         if mode == "fulltext":
             terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
             with lance_reads(self.path):
-                bound = self._bounds.bound(fulltext_clauses(terms, self.config), self._prior_factor)
+                factor = max(self._prior.ceiling(q) for q in (request.query, terms)) if self._prior else 1.0
+                bound = self._bounds.bound(fulltext_clauses(terms, self.config), factor)
         return SearchPlan(mode, fallback, inferred, bound)
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:

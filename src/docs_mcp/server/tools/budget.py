@@ -51,9 +51,13 @@ BYTES_PER_TOKEN = 3
 MAX_TOKENS_MIN, MAX_TOKENS_MAX = 1_000, 20_000
 MAX_TOKENS_DEFAULT = 8_000
 MAX_TOKENS_ENV = "DOCS_MCP_MAX_TOKENS"
-# The JSON-RPC envelope ({"jsonrpc":"2.0","id":...,"result":{... "isError":false}}) and the SSE
-# framing of the HTTP transport ("event: message\ndata: " ... "\n\n"), with room for a long id.
-ENVELOPE_BYTES = 160
+# The JSON-RPC envelope ({"jsonrpc":"2.0","id":...,"result":{...}}) and the SSE framing of the HTTP
+# transport ("event: message\ndata: " ... "\n\n"), with room for a long id.
+FRAME_BYTES = 160
+# What the MCP SDK writes into every tool result beside its content: "_meta" with the server's name,
+# title and version, "isError" and "resultType" (about 150 bytes, with room for a longer version).
+RESULT_FIELDS_BYTES = 200
+ENVELOPE_BYTES = FRAME_BYTES + RESULT_FIELDS_BYTES
 
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPACE = re.compile(r"\s+")
