@@ -6,11 +6,15 @@ Import the fixtures into a test module (``from library_fixtures import *``-style
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.server.hub.opening import ReadyHub, open_hub
+from docs_mcp.server.hub.specs import parse_index_specs
 from testkit.evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 from testkit.index_fixtures import SDK_FILES, write_docs
 
@@ -61,3 +65,20 @@ def acme_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     )
     return root / "out"
+
+
+@pytest.fixture(scope="module", name="hub")
+def five_libraries(
+    claude_index: Path, sdk_index: Path, example_v1: Path, example_v2: Path, acme_index: Path
+) -> Iterator[ReadyHub]:
+    """A hub of claude-docs, the SDK corpora, two versions of the example docs and acme, opened."""
+    specs = [
+        f"claude-docs={claude_index}",
+        f"sdks={sdk_index}",
+        f"example={example_v1}",  # versions declared by the indexes (build --version)
+        f"example={example_v2}",
+        f"acme={acme_index}",
+    ]
+    ready = open_hub(parse_index_specs(specs), key=CURSOR_KEY)
+    yield ready
+    ready.stop()

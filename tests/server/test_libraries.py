@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from client_support import structured
 from jsonschema import Draft202012Validator
-from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index
+from library_fixtures import acme_index, claude_index, example_v1, example_v2, five_libraries, sdk_index
 from mcp import Client
 from server_support import CURSOR_KEY
 
@@ -25,25 +25,16 @@ from docs_mcp.server.tools.hub_schema import hub_get_output_schema, hub_search_o
 from docs_mcp.server.tools.hub_tools import HubTools
 from testkit.library_set import figures, labelled_sets
 
-__all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
+__all__ = [
+    "acme_index",
+    "claude_index",
+    "example_v1",
+    "example_v2",
+    "five_libraries",
+    "sdk_index",
+]  # fixtures used here
 
 pytestmark = pytest.mark.timeout(120)
-
-
-@pytest.fixture(scope="module")
-def hub(
-    claude_index: Path, sdk_index: Path, example_v1: Path, example_v2: Path, acme_index: Path
-) -> Iterator[ReadyHub]:
-    specs = [
-        f"claude-docs={claude_index}",
-        f"sdks={sdk_index}",
-        f"example={example_v1}",  # versions declared by the indexes (build --version)
-        f"example={example_v2}",
-        f"acme={acme_index}",
-    ]
-    ready = open_hub(parse_index_specs(specs), key=CURSOR_KEY)
-    yield ready
-    ready.stop()
 
 
 @pytest.fixture

@@ -5,14 +5,13 @@ the bundled example in two versions and a small SDK with resources."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import lancedb
 import pytest
 from client_support import structured
-from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index
+from library_fixtures import acme_index, claude_index, example_v1, example_v2, five_libraries, sdk_index
 from mcp import Client
 from server_support import CURSOR_KEY
 
@@ -22,25 +21,16 @@ from docs_mcp.server.hub.specs import parse_index_specs
 from docs_mcp.server.tools.hub_tools import HubTools
 from testkit.library_set import labelled_sets
 
-__all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
+__all__ = [
+    "acme_index",
+    "claude_index",
+    "example_v1",
+    "example_v2",
+    "five_libraries",
+    "sdk_index",
+]  # fixtures used here
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(scope="module")
-def hub(
-    claude_index: Path, sdk_index: Path, example_v1: Path, example_v2: Path, acme_index: Path
-) -> Iterator[ReadyHub]:
-    specs = [
-        f"claude-docs={claude_index}",
-        f"sdks={sdk_index}",
-        f"example={example_v1}",
-        f"example={example_v2}",
-        f"acme={acme_index}",
-    ]
-    ready = open_hub(parse_index_specs(specs), key=CURSOR_KEY)
-    yield ready
-    ready.stop()
 
 
 def test_a_merged_search_skips_libraries_by_bound_and_answers_as_asking_every_one(
