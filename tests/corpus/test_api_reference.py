@@ -10,22 +10,15 @@ from pathlib import Path
 
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.corpus.validation import validate
+from testkit.index_fixtures import write_docs
 
 PACKAGE = Path(__file__).parents[1] / "data" / "apipkg" / "src"
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
 
 
 def _repo(tmp_path: Path, source_folder: str, files: dict[str, str]) -> Path:
     repo = tmp_path / "repo"
     shutil.copytree(PACKAGE, repo / source_folder)
-    return _write(repo, files)
+    return write_docs(repo, files)
 
 
 def test_a_mkdocstrings_stub_page_becomes_the_api_reference(tmp_path: Path) -> None:
@@ -70,7 +63,7 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
         "Guide\n=====\n\nCall :meth:`acme.Client.send` (see :ref:`the API <api>`, :doc:`api`).\n\n"
         ".. include:: ../../secret.txt\n\n.. literalinclude:: ../source/acme/legacy.py\n   :lines: 4\n"
     )
-    _write(tmp_path, {"secret.txt": "TOP SECRET\n"})
+    write_docs(tmp_path, {"secret.txt": "TOP SECRET\n"})
     repo = _repo(tmp_path, "source", {"docs/conf.py": conf, "docs/api.rst": api, "docs/guide.rst": guide})
     corpus = load_corpus(repo / "docs")
     assert corpus.site.generator == "sphinx" and [file.path for file in corpus.files] == [
@@ -95,12 +88,13 @@ def test_sphinx_rst_pages_with_autodoc_from_the_conf_py_search_path(tmp_path: Pa
     report = validate(repo / "docs")
     assert report.site_counts() == {"api-unresolved": 1, "include-outside": 1}
     # A strategy the author declares wins: members stay headings inside their section's chunk.
-    _write(repo, {"docs/.docs-mcp.json": '{"version": "1", "strategy": {"chunk_by": "h2"}}'})
+    write_docs(repo, {"docs/.docs-mcp.json": '{"version": "1", "strategy": {"chunk_by": "h2"}}'})
     chunks = load_corpus(repo / "docs").chunks
     assert [chunk.id for chunk in chunks] == ["api.rst#api/the-client", "guide.rst#guide"]
     assert "### Client" in chunks[0].markdown and "#### ping" in chunks[0].markdown
 
 
 def test_rst_pages_are_read_only_for_sphinx_sites(tmp_path: Path) -> None:
-    _write(tmp_path / "plain", {"docs/page.rst": "Title\n=====\n\nText.\n", "docs/a.md": "# A\n\nText.\n"})
+    plain = {"docs/page.rst": "Title\n=====\n\nText.\n", "docs/a.md": "# A\n\nText.\n"}
+    write_docs(tmp_path / "plain", plain)
     assert [file.path for file in load_corpus(tmp_path / "plain" / "docs").files] == ["a.md"]

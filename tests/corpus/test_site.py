@@ -10,15 +10,7 @@ from pathlib import Path
 from docs_mcp.corpus.loader import load_corpus
 from docs_mcp.corpus.site import detect_site
 from docs_mcp.corpus.validation import validate
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
-
+from testkit.index_fixtures import write_docs
 
 MKDOCS_YML = """INHERIT: base.yml
 site_name: Acme Docs
@@ -37,7 +29,7 @@ plugins:
 
 
 def test_mkdocs_config_is_read_as_data_with_its_python_tags_and_inherit(tmp_path: Path) -> None:
-    _write(
+    write_docs(
         tmp_path,
         {"mkdocs.yml": MKDOCS_YML, "base.yml": "extra:\n  version: '2.0'\n", "docs/index.md": "# A\n"},
     )
@@ -58,7 +50,7 @@ module.exports = {
   presets: [['classic', { docs: { routeBasePath: 'guide' } }]],
 }
 """
-    _write(tmp_path, {"docusaurus.config.js": config, "docs/intro.mdx": "# Intro\n"})
+    write_docs(tmp_path, {"docusaurus.config.js": config, "docs/intro.mdx": "# Intro\n"})
     site = detect_site(tmp_path / "docs")
     assert (site.generator, site.name, site.url) == ("docusaurus", "Widget", "https://widget.io/site/guide/")
     assert site.reads_mdx
@@ -66,7 +58,7 @@ module.exports = {
 
 def test_sphinx_conf_py_and_the_manifest_site_key(tmp_path: Path) -> None:
     conf = "import os\nproject = 'Thing'\nextensions = ['myst_parser']\nhtml_baseurl = os.environ['X']\n"
-    _write(tmp_path, {"docs/conf.py": conf, "docs/index.md": "# Thing\n"})
+    write_docs(tmp_path, {"docs/conf.py": conf, "docs/index.md": "# Thing\n"})
     site = detect_site(tmp_path / "docs")
     assert (site.generator, site.name, site.url, site.myst) == ("sphinx", "Thing", None, True)
     declared = {"url": "https://thing.dev", "name": "Thing Docs"}
@@ -75,14 +67,14 @@ def test_sphinx_conf_py_and_the_manifest_site_key(tmp_path: Path) -> None:
 
 
 def test_a_broken_config_is_a_finding_and_the_folder_reads_as_plain_markdown(tmp_path: Path) -> None:
-    _write(tmp_path, {"mkdocs.yml": "site_name: [unclosed\n", "docs/index.md": "# A\n\nText.\n"})
+    write_docs(tmp_path, {"mkdocs.yml": "site_name: [unclosed\n", "docs/index.md": "# A\n\nText.\n"})
     corpus = load_corpus(tmp_path / "docs")
     assert [f.rule for f in corpus.findings if f.rule == "site-config"] == ["site-config"]
     assert not corpus.site.recognised
 
 
 def test_page_urls_anchors_explicit_ids_and_stub_pages(tmp_path: Path) -> None:
-    _write(
+    write_docs(
         tmp_path,
         {
             "mkdocs.yml": "site_name: Acme\nsite_url: https://acme.dev/\n",
@@ -112,8 +104,8 @@ def test_page_urls_anchors_explicit_ids_and_stub_pages(tmp_path: Path) -> None:
 
 def test_includes_are_read_inside_the_repository_folder_only(tmp_path: Path) -> None:
     repo = tmp_path / "repo"
-    _write(tmp_path, {"secret.txt": "TOP SECRET\n"})
-    _write(
+    write_docs(tmp_path, {"secret.txt": "TOP SECRET\n"})
+    write_docs(
         repo,
         {
             "mkdocs.yml": "site_name: Acme\n",
@@ -133,22 +125,22 @@ def test_mdx_pages_are_read_wherever_they_are_and_left_out_only_by_a_generator_w
     tmp_path: Path,
 ) -> None:
     files = {"docs/a.mdx": "---\nslug: /start\n---\n# A\n\nimport X from 'x'\n\nText <X>inside</X>.\n"}
-    _write(tmp_path / "plain", files)
+    write_docs(tmp_path / "plain", files)
     plain = load_corpus(tmp_path / "plain" / "docs")
     assert [chunk.text for chunk in plain.chunks] == ["Text inside."] and plain.site.generator == "mdx"
     assert plain.urls == {}
-    _write(tmp_path / "mkdocs", {**files, "mkdocs.yml": "site_name: M\n"})
+    write_docs(tmp_path / "mkdocs", {**files, "mkdocs.yml": "site_name: M\n"})
     mkdocs = load_corpus(tmp_path / "mkdocs" / "docs")
     assert mkdocs.files == [] and "mdx-not-read" in [f.rule for f in mkdocs.findings]
     config = "module.exports = { title: 'D', url: 'https://d.dev', baseUrl: '/' }\n"
-    _write(tmp_path / "site", {**files, "docusaurus.config.js": config})
+    write_docs(tmp_path / "site", {**files, "docusaurus.config.js": config})
     site = load_corpus(tmp_path / "site" / "docs")
     assert [chunk.text for chunk in site.chunks] == ["Text inside."]
     assert site.urls == {"a.mdx#a": "https://d.dev/docs/start"}
 
 
 def test_the_site_config_can_be_given_explicitly(tmp_path: Path) -> None:
-    _write(
+    write_docs(
         tmp_path,
         {
             "conf/site.yml": "site_name: Far\nsite_url: https://far.dev/\n",
@@ -165,7 +157,7 @@ def test_the_site_config_can_be_given_explicitly(tmp_path: Path) -> None:
 def test_docusaurus_partials_are_included_where_imported_and_are_no_pages(tmp_path: Path) -> None:
     config = "module.exports = { title: 'D', url: 'https://d.dev', baseUrl: '/' }\n"
     page = "# Setup\n\nimport Install from './_install.mdx'\n\nBefore.\n\n<Install />\n\nAfter.\n"
-    _write(
+    write_docs(
         tmp_path,
         {
             "docusaurus.config.js": config,

@@ -11,14 +11,7 @@ import pytest
 from docs_mcp.corpus.loader import EMPTY_CORPUS_RULE, load_corpus
 from docs_mcp.corpus.site import detect_site
 from docs_mcp.corpus.sites import REGISTRY
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for path, text in files.items():
-        target = root / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    return root
+from testkit.index_fixtures import write_docs
 
 
 def _text(corpus_root: Path) -> dict[str, str]:
@@ -45,7 +38,7 @@ def test_vitepress_containers_scripts_interpolations_and_includes_become_plain(t
         "<!--@include: ./parts/shared.md-->\n"
     )
     docs = (
-        _write(
+        write_docs(
             tmp_path,
             {
                 "docs/.vitepress/config.ts": config,
@@ -80,7 +73,7 @@ def test_hugo_shortcodes_go_with_their_labels_code_tabs_and_escaped_forms(tmp_pa
         "Show `{{</* tabpane */>}}` and {{</* tab */>}} literally; version {{% param version %}}.\n\n"
         '{{% blocks/cover title="Cover"\n  image_anchor="top" %}}\nCovered.\n{{% /blocks/cover %}}\n'
     )
-    root = _write(
+    root = write_docs(
         tmp_path,
         {
             "site/hugo.toml": (
@@ -111,7 +104,7 @@ def test_mdbook_includes_pull_anchors_and_line_ranges_and_summary_names_the_page
         "# Chapter\n\n```rust\n{{#include ../examples/lib.rs:main}}\n```\n\n"
         "```rust\n{{#rustdoc_include ../examples/lib.rs:1:1}}\n```\n"
     )
-    root = _write(
+    root = write_docs(
         tmp_path,
         {
             "book/book.toml": "[book]\ntitle = 'The Book'\n[output.html]\nsite-url = '/book/'\n",
@@ -134,7 +127,7 @@ def test_gitbook_tags_become_labels_and_summary_titles_name_headingless_pages(tm
         '{% hint style="warning" %}\nMind the gap.\n{% endhint %}\n\n{% tabs %}\n{% tab title="Linux" %}\n'
         'Run it.\n{% endtab %}\n{% endtabs %}\n\n{% embed url="https://youtu.be/x" %}\n'
     )
-    root = _write(
+    root = write_docs(
         tmp_path,
         {
             ".gitbook.yaml": "root: ./docs/\n",
@@ -156,7 +149,7 @@ def test_mintlify_starlight_and_nextra_read_mdx_components_partials_and_titles(t
         '---\ntitle: Quick start\n---\nimport { Card } from \'x\'\n\n<Card\n  title="Go"\n  href="/go"\n>\n'
         "  Card text.\n</Card>\n\n<Note>Noted.</Note>\n"
     )
-    root = _write(
+    root = write_docs(
         tmp_path,
         {
             "mint/docs.json": '{"$schema": "https://mintlify.com/docs.json", "name": "Mint Co"}',
@@ -211,7 +204,7 @@ def test_mintlify_starlight_and_nextra_read_mdx_components_partials_and_titles(t
 )
 def test_a_site_url_that_is_not_http_never_reaches_a_hit(tmp_path: Path, config: str, text: str) -> None:
     """Issue 33 item 12: URLs from any config are held to http(s) where configs are read."""
-    _write(
+    write_docs(
         tmp_path, {config: text, "docs/page.md": "# Page\n\nWords.\n", "docs/SUMMARY.md": "- [P](page.md)\n"}
     )
     corpus = load_corpus(tmp_path / "docs")
@@ -220,17 +213,17 @@ def test_a_site_url_that_is_not_http_never_reaches_a_hit(tmp_path: Path, config:
 
 def test_a_manifest_url_template_gives_urls_with_no_generator_and_only_http(tmp_path: Path) -> None:
     template = '{"version": "1", "site": {"url_template": "https://x.dev/{path}/"}}'
-    _write(tmp_path, {"docs/.docs-mcp.json": template, "docs/a/b.md": "# B\n\nText.\n"})
+    write_docs(tmp_path, {"docs/.docs-mcp.json": template, "docs/a/b.md": "# B\n\nText.\n"})
     assert load_corpus(tmp_path / "docs").urls == {"a/b.md#b": "https://x.dev/a/b/"}
     bad = '{"version": "1", "site": {"url_template": "javascript:alert(1)//{path}"}}'
-    _write(tmp_path, {"docs/.docs-mcp.json": bad})
+    write_docs(tmp_path, {"docs/.docs-mcp.json": bad})
     assert load_corpus(tmp_path / "docs").urls == {}
 
 
 @pytest.mark.parametrize("signs", [3_000, 100_000])
 def test_a_conf_py_nested_thousands_deep_is_one_finding_not_a_crash(tmp_path: Path, signs: int) -> None:
     """Issue 33 item 9: ``x = ---...1`` killed validate and build with RecursionError / MemoryError."""
-    _write(tmp_path, {"docs/conf.py": "x = " + "-" * signs + "1\n", "docs/index.md": "# Home\n\nText.\n"})
+    write_docs(tmp_path, {"docs/conf.py": "x = " + "-" * signs + "1\n", "docs/index.md": "# Home\n\nText.\n"})
     site = detect_site(tmp_path / "docs")
     assert [finding.rule for finding in site.findings] == ["site-config"]
     assert "nests" in site.findings[0].message and "\n" not in site.findings[0].message
@@ -238,7 +231,8 @@ def test_a_conf_py_nested_thousands_deep_is_one_finding_not_a_crash(tmp_path: Pa
 
 
 def test_an_empty_docs_folder_is_an_error_naming_what_was_looked_for(tmp_path: Path) -> None:
-    _write(tmp_path, {"docs/notes.txt": "not a page\n", "docs/docs.json": '{"name": "M", "navigation": {}}'})
+    mintlify = '{"name": "M", "navigation": {}}'
+    write_docs(tmp_path, {"docs/notes.txt": "not a page\n", "docs/docs.json": mintlify})
     corpus = load_corpus(tmp_path / "docs")
     [finding] = [f for f in corpus.errors if f.rule == EMPTY_CORPUS_RULE]
     assert str(tmp_path / "docs") in finding.message and "*.md or *.mdx" in finding.message
@@ -246,7 +240,7 @@ def test_an_empty_docs_folder_is_an_error_naming_what_was_looked_for(tmp_path: P
 
 def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_path: Path) -> None:
     config = "export default { title: 'Far' }\n"
-    _write(tmp_path, {"site/.vitepress/config.mts": config, "docs/a.md": "# A\n"})
+    write_docs(tmp_path, {"site/.vitepress/config.mts": config, "docs/a.md": "# A\n"})
     site = detect_site(tmp_path / "docs", site_config=tmp_path / "site" / ".vitepress" / "config.mts")
     assert (site.generator, site.name) == ("vitepress", "Far")
 
@@ -255,7 +249,7 @@ def test_a_config_given_by_path_is_read_by_the_generator_whose_file_it_is(tmp_pa
 def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path: Path, site: bool) -> None:
     page = '- Start Date: 2020-01-01\n- RFC PR: [#1](https://x.dev/1)\n<a id="top"></a>\n\n'
     page += "# Summary\n\nWords.\n"
-    _write(tmp_path, {"docs/rfc.md": page, **({"mkdocs.yml": "site_name: R\n"} if site else {})})
+    write_docs(tmp_path, {"docs/rfc.md": page, **({"mkdocs.yml": "site_name: R\n"} if site else {})})
     corpus = load_corpus(tmp_path / "docs")
     assert corpus.site.recognised is site
     assert [(chunk.id, chunk.heading) for chunk in corpus.chunks] == [("rfc.md#summary", "Summary")]
@@ -263,19 +257,19 @@ def test_a_preamble_of_only_metadata_comments_or_anchors_is_not_a_chunk(tmp_path
 
 def test_a_manifest_site_url_that_is_not_http_is_an_error_and_never_a_url(tmp_path: Path) -> None:
     manifest = '{"version": "1", "site": {"generator": "mkdocs", "url": "javascript:alert(1)//"}}'
-    _write(tmp_path, {"docs/.docs-mcp.json": manifest, "docs/a.md": "# A\n\nText.\n"})
+    write_docs(tmp_path, {"docs/.docs-mcp.json": manifest, "docs/a.md": "# A\n\nText.\n"})
     corpus = load_corpus(tmp_path / "docs")
     assert [f.rule for f in corpus.errors] == ["invalid-manifest"] and corpus.urls == {}
     assert detect_site(tmp_path / "docs", declared={"url": "javascript:alert(1)//"}).url is None
 
 
 def test_a_manifest_names_any_registered_generator_and_an_unknown_one_is_a_warning(tmp_path: Path) -> None:
-    _write(
+    write_docs(
         tmp_path,
         {"docs/.docs-mcp.json": '{"version": "1", "site": {"generator": "hugo"}}', "docs/a.md": "# A\n"},
     )
     assert load_corpus(tmp_path / "docs").site.generator == "hugo"
-    _write(tmp_path, {"docs/.docs-mcp.json": '{"version": "1", "site": {"generator": "jekyll"}}'})
+    write_docs(tmp_path, {"docs/.docs-mcp.json": '{"version": "1", "site": {"generator": "jekyll"}}'})
     corpus = load_corpus(tmp_path / "docs")
     assert corpus.site.generator == "none"
     assert [f.rule for f in corpus.findings if "jekyll" in f.message] == ["site-config"]
