@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.search import lance
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.kind_prior import KindPrior, Role, action_word, asks_for_a_type, same_word
@@ -192,3 +194,57 @@ def test_an_operation_below_a_depth_of_type_pages_is_found_and_pages_stay_one_or
     unprimed = DocsIndex.open(tmp_path / "out", config=SearchConfig(kind_prior=None))
     ranked = [h.chunk_id for h in unprimed.search(SearchRequest(query, limit=50, mode="fulltext")).hits]
     assert "python/docs/sdks/audio/README.md#audio/stream" not in ranked  # below the first 50
+
+
+def _operation(resource: str, heading: str, words: str) -> str:
+    """An operation section (as ``OPERATION``) of ``resource`` named ``heading`` that says ``words``."""
+    return (
+        OPERATION.replace("# Audio", f"# {resource}")
+        .replace("## stream", f"## {heading}")
+        .replace("Returns events as they arrive.", words)
+    )
+
+
+def test_the_other_kinds_are_not_ranked_when_they_cannot_change_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Five operations named by the question, each in two languages (folded into one hit), score far
+    # above 60 type pages; 20 other operations score below the type pages, so below the first 50
+    # full-text candidates, but above them once the prior lowers the type pages.
+    words = "Stream a transcription of an audio file."
+    files = {
+        **{
+            f"{language}/docs/sdks/audio{n}/README.md": _operation(f"Audio{n}", "stream", words * 3)
+            for language in ("python", "typescript")
+            for n in range(5)
+        },
+        **{f"python/docs/models/payload{n}.md": model(f"Payload{n}", words) for n in range(60)},
+        **{f"python/docs/sdks/other{n}/README.md": _operation(f"Other{n}", "list", words) for n in range(20)},
+    }
+    build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", files), out=tmp_path / "out"))
+    index = DocsIndex.open(tmp_path / "out")
+    wheres: list[str | None] = []
+    text_leg = lance.text_leg
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        wheres.append(args[2])
+        return await text_leg(*args, **kwargs)
+
+    monkeypatch.setattr(lance, "text_leg", counted)
+    query = "stream an audio transcription"
+    first = index.search(SearchRequest(query, limit=3, mode="fulltext")).hits
+    assert len(wheres) == 1, "no unfetched hit can reach the first page: one full-text query"
+    assert [hit.chunk_id for hit in first] == [
+        f"python/docs/sdks/audio{n}/README.md#audio{n}/stream" for n in range(3)
+    ]
+    assert [[variant.value for variant in hit.also_in] for hit in first] == [["typescript"]] * 3
+    whole = [hit.chunk_id for hit in index.search(SearchRequest(query, limit=30, mode="fulltext")).hits]
+    assert len(wheres) == 3, "a page past the named operations ranks the other kinds too"
+    assert sorted(whole[5:25]) == sorted(
+        f"python/docs/sdks/other{n}/README.md#other{n}/list" for n in range(20)
+    )
+    paged: list[str] = []
+    while len(paged) < 30:
+        page = index.search(SearchRequest(query, limit=3, offset=len(paged), mode="fulltext"))
+        paged += [hit.chunk_id for hit in page.hits]
+    assert paged == whole

@@ -229,7 +229,7 @@ class DocsIndex:
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         # The full-text leg matches the words that did not name an inferred filter value.
         terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
-        ranking = Ranking(mode, terms, vector, preferred, where)
+        ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         sections = self._catalog.sections(

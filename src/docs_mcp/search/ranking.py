@@ -40,13 +40,17 @@ _SETTLED = 4
 @dataclass(frozen=True)
 class Ranking:
     """What one search ranks: mode, query, query vector, and the filters (``preferred``: the
-    filters with the inferred values, whose hits come first)."""
+    filters with the inferred values, whose hits come first); what its page takes of the ranking:
+    the facets it folds and how many hits it wants after folding (0: not said; see
+    ``Ranker._page_settled``)."""
 
     mode: SearchMode
     query: str
     vector: Sequence[float] | None
     preferred: str | None
     where: str | None
+    folding: tuple[str, ...] = ()
+    wanted: int = 0
 
 
 class Ranker:
@@ -175,7 +179,9 @@ class Ranker:
         after the prior; a share of the depth, not of the page, so every page that ranks at one
         depth takes the same decision and pages stay prefixes of one order),
         those other kinds are also ranked alone, as deep, and both are taken: the top of a generated
-        SDK reference is often all type pages, with the operation asked for just below the depth."""
+        SDK reference is often all type pages, with the operation asked for just below the depth.
+        Nor are they ranked when no such hit could change the page (``_page_settled``): one full-text
+        query less, most of what the other kinds' leg costs (LanceDB's cost per query)."""
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
         found = await lance.text_leg(self._table, query, where, depth, texts, rows)
         complete = len(found) < depth
@@ -187,6 +193,11 @@ class Ranker:
         need = max(1, depth // _SETTLED)
         if len(weighed) >= need and weighed[need - 1][1] >= bound:
             return found, complete
+        # The page is taken from this ranking alone only in full text, and when it is the first
+        # filter's (after the preferred hits, folding into them could take more of the rest).
+        first = where == (ranking.where if ranking.preferred is None else ranking.preferred)
+        if ranking.mode == "fulltext" and first and self._page_settled(ranking, weighed, bound):
+            return found, complete
         kept = ", ".join(map(sql_literal, sorted(lowered)))
         others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
         more = await lance.text_leg(
@@ -195,6 +206,23 @@ class Ranker:
         seen = {cid for cid, _ in found}
         merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
         return merged, complete
+
+    def _page_settled(self, ranking: Ranking, weighed: Ranked, bound: float) -> bool:
+        """Whether the page of ``ranking`` is the same whatever hits scoring at most ``bound`` (after
+        the prior) join ``weighed``: its ``wanted`` hits after folding (languages, then copies, as
+        ``folded`` folds them) all score above it. Folding keeps each hit or folds it into a better
+        one, so hits ranked below the page's last neither move nor fold its hits; they can only be
+        listed in their ``also_in``. Exact for every page, so pages stay prefixes of one order."""
+        wanted = ranking.wanted
+        if not wanted or len(weighed) < wanted or weighed[wanted - 1][1] <= bound:
+            return False  # the page's last hit is at or below the wanted-th: not above the bound
+        hits = (
+            self._folder.fold(weighed, self._catalog.hit_row, list(ranking.folding))
+            if ranking.folding
+            else [FoldedHit(cid, score) for cid, score in weighed]
+        )
+        hits = self._copies.fold(hits)
+        return len(hits) >= wanted and hits[wanted - 1].score > bound
 
     async def _legs(
         self,
