@@ -26,8 +26,9 @@ factors were calibrated on the labelled SDK set (``benchmarks/sdk_set.py``; docs
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -83,7 +84,10 @@ class Role(NamedTuple):
     names: tuple[str, ...] = ()
 
 
-def _named(names: Sequence[str], action: str) -> bool:
+# Cached: a search weighs its first candidates twice when it ranks the other kinds too (once to
+# decide, once merged), and the next questions meet the same operations again.
+@functools.lru_cache(maxsize=8192)
+def _named(names: tuple[str, ...], action: str) -> bool:
     """Whether one of ``names`` starts with ``action`` (its first identifier part)."""
     for name in names:
         first = WORD.search(name)
