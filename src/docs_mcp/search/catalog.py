@@ -106,9 +106,23 @@ class RowCatalog:
     # -- reading --------------------------------------------------------------------------------
 
     def remember(self, found: pa.Table) -> dict[str, _Row]:
-        """Keep the rows of ``found`` (``id`` and ``columns``, as a search leg read them); returns them."""
+        """Keep the rows of ``found`` (``id`` and ``columns``, as a search leg read them); returns them.
+        Rows already held are not read again: the legs of one search, and the next searches, meet
+        the same rows."""
         if not found.num_rows:
             return {}
+        ids = found["id"].to_pylist()
+        with self._lock:
+            held = {cid: row for cid in ids if (row := self._rows.get(cid)) is not None}
+        if held:
+            if len(held) == len(ids):
+                return held
+            found = found.filter(pa.array([cid not in held for cid in ids]))
+        rows = self._read_rows(found)
+        return {**held, **rows}
+
+    def _read_rows(self, found: pa.Table) -> dict[str, _Row]:
+        """The rows of ``found``, kept."""
         values = {name: found[name].to_pylist() for name in ("id", *self.columns)}
         nothing: list[Any] = [None] * found.num_rows
         urls = values.get(URL_COLUMN) or nothing
