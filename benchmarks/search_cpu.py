@@ -13,7 +13,9 @@ its median ratio to the first tree's within a round (the load of a shared machin
 full-text queries a search sent, and how many of the workload's pages differ from the first tree's.
 Workloads: ``sdk``, the SDK questions as ``benchmarks.sdk_set`` sends them (their filters, top 5);
 ``gate``, the five queries of ``benchmarks/test_search.py::test_search_corpora_fulltext`` (limit 10,
-no filter).
+no filter), ``gate-language`` with its language filter, ``gate-unfolded`` with folding off (as
+``test_search_corpora_fulltext_unfolded``). Also printed: the median over rounds of each round's wall
+time p50 a search.
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ def _requests(index: Any, workload: str, mode: SearchMode) -> list[Any]:
     from benchmarks import sdk_set
     from docs_mcp.search.types import SearchRequest
 
-    if workload == "gate":
-        return [SearchRequest(query, limit=10, mode=mode) for query in GATE_QUERIES]
+    if workload.startswith("gate"):
+        filters = {"language": "python"} if workload == "gate-language" else {}
+        return [SearchRequest(query, filters=filters, limit=10, mode=mode) for query in GATE_QUERIES]
     return [
         SearchRequest(
             q.query, filters={k: v for k, v in q.filters.items() if k in index.facets}, limit=5, mode=mode
@@ -61,30 +64,43 @@ def child(index_dir: Path, workload: str, mode: SearchMode, passes: int) -> dict
         return await text_leg(*args, **kwargs)
 
     lance.text_leg = counted
-    index = DocsIndex.open(index_dir)
+    from docs_mcp.search.config import SearchConfig
+
+    index = DocsIndex.open(
+        index_dir, config=SearchConfig(fold=False) if workload == "gate-unfolded" else None
+    )
     requests = _requests(index, workload, mode)
     pages = [[hit.chunk_id for hit in index.search(request).hits] for request in requests]
     sent[0] = 0
-    cpu = []
+    cpu, wall = [], []
     for _ in range(passes):
         start = time.process_time()
         for request in requests:
+            began = time.perf_counter()
             index.search(request)
+            wall.append((time.perf_counter() - began) * 1000)
         cpu.append((time.process_time() - start) / len(requests) * 1000)
-    return {"cpu_ms": statistics.median(cpu), "queries": sent[0] / passes / len(requests), "pages": pages}
+    return {
+        "cpu_ms": statistics.median(cpu),
+        "wall_ms": statistics.median(wall),
+        "queries": sent[0] / passes / len(requests),
+        "pages": pages,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--index", type=Path, required=True)
-    parser.add_argument("--workload", choices=["sdk", "gate"], default="sdk")
+    parser.add_argument(
+        "--workload", choices=["sdk", "gate", "gate-unfolded", "gate-language"], default="sdk"
+    )
     parser.add_argument("--mode", choices=["fulltext", "hybrid"], default="fulltext")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--passes", type=int, help="passes timed a round (default: 2 sdk, 40 gate)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("trees", nargs="*", help="NAME=SRC: a source tree holding docs_mcp")
     args = parser.parse_args(argv)
-    args.passes = args.passes or (40 if args.workload == "gate" else 2)
+    args.passes = args.passes or (40 if args.workload.startswith("gate") else 2)
     if args.child:
         print(json.dumps(child(args.index, args.workload, args.mode, args.passes)))
         return 0
@@ -102,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.index} {args.workload} {args.mode}: {args.rounds} rounds x {args.passes} passes")
     for name in names:
         cpu = [run["cpu_ms"] for run in runs[name]]
+        wall = statistics.median(run["wall_ms"] for run in runs[name])
         ratio = statistics.median(
             run["cpu_ms"] / base["cpu_ms"] for run, base in zip(runs[name], first, strict=True)
         )
@@ -109,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  {name:10s} CPU a search {statistics.median(cpu):6.2f} ms "
             f"(rounds {[round(c, 2) for c in cpu]}), "
-            f"/{names[0]} {ratio:.3f}; full-text queries a search {runs[name][-1]['queries']:.3f}; "
+            f"/{names[0]} {ratio:.3f}; wall p50 {wall:.2f} ms; "
+            f"full-text queries a search {runs[name][-1]['queries']:.3f}; "
             f"pages differing {differ} of {len(first[-1]['pages'])}"
         )
     return 0
