@@ -35,8 +35,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from benchmarks.serving import Running, docs_mcp, http_process, memory_mib
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.server.hub.union import UNION_ENV
-from docs_mcp.store.cache_home import CACHE_ENV
 from docs_mcp.server.tools.hub_merge import ASK_EVERY_LIBRARY_ENV
+from docs_mcp.store.cache_home import CACHE_ENV
 from testkit.evaldata_sets import claude_docs_queries, question_texts
 from testkit.library_set import SDK_QUERIES
 
@@ -151,7 +151,9 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     hubs = {f"copies_{n}": (copies[:n], False, "route") for n in COUNTS}
     hubs |= {f"copies_{MANY}_{kind}": (copies, kind == "every", kind) for kind in ("rank", "bound", "every")}
     hubs |= {"distinct_1": (distinct[:1], False, "route"), f"distinct_{MANY}": (distinct, False, "route")}
-    hubs |= {f"distinct_{MANY}_{kind}": (distinct, kind == "every", kind) for kind in ("rank", "bound", "every")}
+    hubs |= {
+        f"distinct_{MANY}_{kind}": (distinct, kind == "every", kind) for kind in ("rank", "bound", "every")
+    }
     given: dict[str, list[float]] = {name: [] for name in hubs}
     merged: dict[str, list[float]] = {name: [] for name in hubs}
     figures: dict[str, float] = {}

@@ -138,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     with union_set("off"):  # each library's own index asked (exact), as before the union
         for fusion in FUSIONS:
             rows[f"merged ({fusion})"] = figures(HubTools(view, fusion), sets, merged=True)
-            rows[f"  {fusion}, unnamed"] = figures(HubTools(view, fusion, named_first=False), sets, merged=True)
+            rows[f"  {fusion}, unnamed"] = figures(
+                HubTools(view, fusion, named_first=False), sets, merged=True
+            )
     view = union_ready(ready.hub)
     for mode in ("rank", "route"):
         with union_set(mode):

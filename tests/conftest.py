@@ -32,6 +32,8 @@ def union_off_unless_set() -> Iterator[None]:
         patch.setenv(UNION_ENV, "off")
     yield
     patch.undo()
+
+
 EXAMPLES_DOCS = REPO_ROOT / "examples" / "docs"
 
 

@@ -201,8 +201,9 @@ def test_the_union_command(example_v1: Path, acme_index: Path, tmp_path: Path) -
     first = subprocess.run([*command, *given], capture_output=True, text=True, check=True)
     assert '"reused": false' in first.stdout
     again = union([("example", example_v1), ("acme", acme_index)], tmp_path)
-    assert again.reused and again.chunks == read_manifest(example_v1).chunk_count + read_manifest(
-        acme_index
-    ).chunk_count
+    assert (
+        again.reused
+        and again.chunks == read_manifest(example_v1).chunk_count + read_manifest(acme_index).chunk_count
+    )
     bad = subprocess.run([*command, "a/b=x"], capture_output=True, text=True, check=False)
     assert bad.returncode != 0 and len(bad.stderr.strip().splitlines()) == 1 and "NAME=FOLDER" in bad.stderr

@@ -39,12 +39,10 @@ from docs_mcp.store.columns import (
     LIBRARY_COLUMN,
     POSITION_COLUMN,
     TABLE_NAME,
-    URL_COLUMN,
-    facet_column,
     table_schema,
 )
-from docs_mcp.store.term_table import TERMS_TABLE
 from docs_mcp.store.index_manifest import FacetTaxonomy, IndexManifest, read_manifest, write_manifest
+from docs_mcp.store.term_table import TERMS_TABLE
 
 __all__ = ["UnionBuilt", "union", "union_key"]
 
@@ -86,10 +84,10 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
     try:
-        words = WordCounts()
+        words: WordCounts | None = WordCounts()
         for _name, path in libraries:
             db = lancedb.connect(str(path / LANCEDB_DIR))
-            if TERMS_TABLE in db.table_names():
+            if words is not None and TERMS_TABLE in db.table_names():
                 words.merge(db.open_table(TERMS_TABLE))
             else:  # built before the table: counted from its rows as they are written
                 words = None
@@ -100,7 +98,9 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
         )
         moved = [name for name, path in libraries if read_manifest(path).identity != manifests[name].identity]
         if moved:  # rebuilt while read: its rows may be the new build's, the key the old one's
-            raise IndexUnavailable(f"library {moved[0]!r} was swapped while its union was made; make it again")
+            raise IndexUnavailable(
+                f"library {moved[0]!r} was swapped while its union was made; make it again"
+            )
         write_manifest(building, _manifest(manifests, {f: sorted(v) for f, v in facets.items()}, key))
         os.chmod(building, 0o755)
         os.rename(building, out)  # atomic; another process that made it first wins

@@ -34,7 +34,9 @@ def run(args: argparse.Namespace) -> int:
     for given in args.libraries:
         name, sep, folder = str(given).partition("=")
         if not sep or not name or not folder or "/" in name:
-            raise UsageError(f"union: {given!r} is not NAME=FOLDER (a library name without '/', then its index)")
+            raise UsageError(
+                f"union: {given!r} is not NAME=FOLDER (a library name without '/', then its index)"
+            )
         libraries.append((name, Path(folder)))
     made = union(libraries, args.cache)
     if args.json:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, Library, ServedIndex, served_index
 from docs_mcp.server.hub.live import LiveIndex
@@ -37,7 +38,6 @@ from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import cursor_key
 from docs_mcp.server.tools.hub_union import union_for
 from docs_mcp.server.tools.listing import manifest_schemas
-from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.cache_home import default_cache_dir
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
@@ -271,7 +271,10 @@ def _health(hub: Hub) -> dict[str, Any]:
         artifact = {"reference": library.pulled, "digest": library.digest}
         return {**index_health(library.index), **({"artifact": artifact} if library.pulled else {})}
     failed = [str(lib.index.error) for lib in libraries if lib.index.error is not None]
-    report = {"status": overall_status(lib.index for lib in libraries), "indexes": hub.health()}
+    report: dict[str, Any] = {
+        "status": overall_status(lib.index for lib in libraries),
+        "indexes": hub.health(),
+    }
     if hub.union is not None:
         report["union"] = hub.union.status
     return {**report, "error": failed[0]} if failed else report

@@ -122,7 +122,9 @@ class UnionIndex:
             try:
                 index = self._made(key, libraries)
             except (DocsMcpError, OSError, subprocess.SubprocessError) as error:
-                logger.warning("the union of %d libraries failed; merged searches ask each: %s", len(libraries), error)
+                logger.warning(
+                    "the union of %d libraries failed; merged searches ask each: %s", len(libraries), error
+                )
                 with self._lock:
                     self._failed[key] = time.monotonic()
                 continue

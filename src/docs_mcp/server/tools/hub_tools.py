@@ -201,7 +201,9 @@ class HubTools:
         if union is not None and union_mode() == "rank":
             return self._from_union(union, targets, request)
         if union is not None:  # "route": the union chooses the libraries asked
-            targets = routed(union, request, targets, named_libraries(request.query, [s.name for s in targets]))
+            targets = routed(
+                union, request, targets, named_libraries(request.query, [s.name for s in targets])
+            )
         wanted = request.offset + request.limit + 1
         plans = {served.name: served.state.index.plan(own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
@@ -250,7 +252,9 @@ class HubTools:
             "_has_more": len(merged) > request.offset + request.limit,
         }
 
-    def _from_union(self, union: IndexReader, targets: list[Served], request: SearchRequest) -> dict[str, Any]:
+    def _from_union(
+        self, union: IndexReader, targets: list[Served], request: SearchRequest
+    ) -> dict[str, Any]:
         """:meth:`_merged` answered by one search of the libraries' union (``hub_union``)."""
         named = named_libraries(request.query, [served.name for served in targets])
         found = union_page(union, self._view, request, named if self._named_first else [])

@@ -65,7 +65,8 @@ def union_page(union: IndexReader, view: HubView, request: SearchRequest, first:
     if first:
         clause = f"{LIBRARY_COLUMN} IN ({', '.join(map(sql_literal, first))})"
     page = union.search(
-        SearchRequest(request.query, request.filters, request.limit, request.offset, request.mode), first=clause
+        SearchRequest(request.query, request.filters, request.limit, request.offset, request.mode),
+        first=clause,
     )
     served = {s.name: s for s in view.defaults()}
     hits = []
@@ -78,10 +79,14 @@ def union_page(union: IndexReader, view: HubView, request: SearchRequest, first:
 def _own(section: Section, chunk_id: str, prefix: int) -> Section:
     """A union hit as its library's own index shows it: its id and path without the library."""
     also_in = tuple(Variant(v.facet, v.value, v.chunk_id[prefix:]) for v in section.also_in)
-    return dataclasses.replace(section, chunk_id=chunk_id, file_path=section.file_path[prefix:], also_in=also_in)
+    return dataclasses.replace(
+        section, chunk_id=chunk_id, file_path=section.file_path[prefix:], also_in=also_in
+    )
 
 
-def routed(union: IndexReader, request: SearchRequest, targets: list[Served], named: Sequence[str]) -> list[Served]:
+def routed(
+    union: IndexReader, request: SearchRequest, targets: list[Served], named: Sequence[str]
+) -> list[Served]:
     """The libraries of ``targets`` a routed merged search asks: those holding the union's best hits
     (``_ROUTE_FACTOR`` times as many as the page needs), and those the query names."""
     wanted = request.offset + request.limit + 1
