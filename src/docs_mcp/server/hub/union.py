@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -54,7 +53,11 @@ UNION_DEFAULT: UnionMode = "rank"
 UNIONS_DIR = "unions"  # under the cache folder (serve --cache-dir, else store.cache_home)
 # Fewer libraries than this are searched each on its own: exact, and a few searches cost little.
 UNION_MIN_LIBRARIES = 2
-_RETRY_S = 60.0  # a failed make is tried again after this long (the same key), or at once (a new key)
+# Above this many chunks in all, the server does not make the union itself: making one peaks at
+# about 250 MiB + 0.8 KB a chunk (887 MiB at 826k chunks; docs/scaling.md), which with the server's
+# own memory would pass the deploy limit. Make it ahead with ``docs-mcp union`` into the same cache;
+# the server opens one it finds at any size.
+BACKGROUND_MAX_CHUNKS = 200_000
 
 
 def union_mode() -> UnionMode:
@@ -81,21 +84,31 @@ class UnionIndex:
         self._lock = threading.Lock()
         self._opened: tuple[str, IndexReader] | None = None
         self._wanted: tuple[str, list[tuple[str, Path]]] | None = None
+        self._making: str | None = None  # the key the worker is making now
         self._worker: threading.Thread | None = None
-        self._failed: dict[str, float] = {}  # key -> when its make failed
+        self._failed: set[str] = set()  # keys whose union failed (or is too large to make here)
         self._retired: str | None = None  # the union served before the current one
         self.made = 0  # unions opened (made or found), for /healthz and the tests
 
-    def current(self, libraries: Sequence[tuple[str, str, Path]]) -> IndexReader | None:
-        """The union of ``libraries`` (name, index identity, folder) when it is open; else None, and
-        its making is started (or kept going) in the background."""
+    def current(self, libraries: Sequence[tuple[str, str, Path]], chunks: int) -> IndexReader | None:
+        """The union of ``libraries`` (name, index identity, folder; ``chunks`` in all) when it is
+        open; else None, and its opening (its making, up to :data:`BACKGROUND_MAX_CHUNKS`) is started
+        or kept going in the background. A union that failed is not tried again for the same indexes."""
         key = union_key([(name, identity) for name, identity, _path in libraries])
         opened = self._opened
         if opened is not None and opened[0] == key:
             return opened[1]
         with self._lock:
-            failed = self._failed.get(key)
-            if failed is not None and time.monotonic() - failed < _RETRY_S:
+            if key in self._failed or key == self._making or (self._wanted and self._wanted[0] == key):
+                return None
+            if chunks > BACKGROUND_MAX_CHUNKS and not (self._cache / key).is_dir():
+                logger.warning(
+                    "no union of these %d libraries (%d chunks): make it with docs-mcp union --cache %s",
+                    len(libraries),
+                    chunks,
+                    self._cache,
+                )
+                self._failed.add(key)
                 return None
             self._wanted = (key, [(name, path) for name, _identity, path in libraries])
             if self._worker is None:
@@ -115,6 +128,7 @@ class UnionIndex:
             with self._lock:
                 wanted = self._wanted
                 self._wanted = None
+                self._making = wanted[0] if wanted is not None else None
                 if wanted is None:
                     self._worker = None
                     return
@@ -126,7 +140,7 @@ class UnionIndex:
                     "the union of %d libraries failed; merged searches ask each: %s", len(libraries), error
                 )
                 with self._lock:
-                    self._failed[key] = time.monotonic()
+                    self._failed.add(key)
                 continue
             previous = self._opened
             self._opened = (key, index)

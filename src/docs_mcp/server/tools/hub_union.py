@@ -46,7 +46,7 @@ def union_for(view: HubView, request: SearchRequest, exact_only: bool) -> IndexR
         if not (asked == "fulltext" or (asked is None and index.manifest.embedding is None)):
             return None  # it would rank by meaning too (or say why not): only its own index can
         libraries.append((served.name, index.identity, index.path))
-    return union.current(libraries)
+    return union.current(libraries, sum(s.manifest.chunk_count for s in defaults))
 
 
 @dataclass(frozen=True)
