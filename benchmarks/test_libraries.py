@@ -45,6 +45,8 @@ COUNTS = (1, 10, 100)
 MANY = max(COUNTS)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 CONFIG = ".docs-mcp.json"
+# The union mode (DOCS_MCP_UNION) of each kind of server: "bound" and "every" make no union.
+_UNION_OF = {"route": "route", "rank": "rank", "bound": "off", "every": "off"}
 
 
 @contextmanager
@@ -164,7 +166,7 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     def run() -> None:
         with ExitStack() as stack, httpx.Client(headers=HEADERS, timeout=120) as client:
             servers = {
-                name: stack.enter_context(_hub(folders, every=every, union={"bound": "off"}.get(mode, mode)))
+                name: stack.enter_context(_hub(folders, every=every, union=_UNION_OF[mode]))
                 for name, (folders, every, mode) in hubs.items()
             }
             for name, running in servers.items():

@@ -29,7 +29,7 @@ from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, Library, ServedIndex, served_index
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.hub.specs import LibrarySpec, RefreshIntervals, check_facet_names
-from docs_mcp.server.hub.union import UNIONS_DIR, UnionIndex, union_mode
+from docs_mcp.server.hub.union import UNION_MIN_LIBRARIES, UNIONS_DIR, UnionIndex, union_mode
 from docs_mcp.server.hub.warm import open_warm
 from docs_mcp.server.startup.health import index_health, overall_status
 from docs_mcp.server.startup.options import OCI_SCHEME, RegistryOptions
@@ -206,7 +206,7 @@ def open_hub(
     marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
     signing_key = key if key is not None else cursor_key()
     hub = Hub(libraries, signing_key, marked_latest=marked, max_tokens=max_tokens)
-    if not unnamed and union_mode() != "off":
+    if len({s.name for s in specs}) >= UNION_MIN_LIBRARIES and union_mode() != "off":
         hub.union = UnionIndex((options.cache_dir or default_cache_dir()) / UNIONS_DIR, open_warm)
     hubs.append(hub)
     server, made = create_hub_server(hub, max_tokens=max_tokens, feedback_log=feedback_log)
