@@ -4,9 +4,10 @@ Used for a full-text search without ``library`` when the union of exactly the in
 sees is open; otherwise the search asks each library (``hub_merge``), as it does for hybrid and vector
 searches (a union holds no vectors) and for fusions other than raw scores. Routing (:func:`routed`):
 the union's best hits name the libraries whose own indexes are then searched and merged. Ranking
-(:func:`union_page`): the union's ranking is the answer; it ranks as one index does: its BM25 statistics are every library's together, the facet values a query names rank
-their hits first, or, when the query names libraries (``named_libraries``), those libraries' hits;
-copies and language variants fold within a library. Its hits are the libraries' own sections: the
+(:func:`union_page`): the union's ranking is the answer; it ranks as one index does: its BM25
+statistics are every library's together, the facet values a query names rank their hits first, or,
+when the query names libraries (``named_libraries``), those libraries' hits; copies and language
+variants fold within a library. Its hits are the libraries' own sections: the
 ``NAME/`` prefix the union gave ids and paths is taken off.
 """
 
