@@ -84,14 +84,7 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
     try:
-        words: WordCounts | None = WordCounts()
-        for _name, path in libraries:
-            db = lancedb.connect(str(path / LANCEDB_DIR))
-            if words is not None and TERMS_TABLE in db.table_names():
-                words.merge(db.open_table(TERMS_TABLE))
-            else:  # built before the table: counted from its rows as they are written
-                words = None
-                break
+        words = _word_counts(libraries)
         batches = _rows(libraries, schema)
         write_batches(
             building, schema, batches, sorted(facets), bitmaps=(LIBRARY_COLUMN,), impacts=False, words=words
@@ -113,6 +106,19 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
         shutil.rmtree(building, ignore_errors=True)
         raise
     return UnionBuilt(out, read_manifest(out).chunk_count, reused=False)
+
+
+def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:
+    """The libraries' ``terms`` counts added up; None when one has no table (built before it: the
+    words are then counted from the rows as they are written)."""
+    words = WordCounts()
+    for _name, path in libraries:
+        try:
+            terms = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TERMS_TABLE)
+        except ValueError:  # "Table 'terms' was not found"
+            return None
+        words.merge(terms)
+    return words
 
 
 def _rows(libraries: Sequence[tuple[str, Path]], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
