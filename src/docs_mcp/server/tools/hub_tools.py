@@ -28,7 +28,7 @@ from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
 from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
-from docs_mcp.server.tools.hub_union import routed, union_for, union_page
+from docs_mcp.server.tools.hub_union import ranked, routed, union_for, union_page
 from docs_mcp.server.tools.shapes import (
     Answer,
     continued,
@@ -255,27 +255,14 @@ class HubTools:
     def _from_union(
         self, union: IndexReader, targets: list[Served], request: SearchRequest
     ) -> dict[str, Any]:
-        """:meth:`_merged` answered by one search of the libraries' union (``hub_union``)."""
-        named = named_libraries(request.query, [served.name for served in targets])
-        found = union_page(union, self._view, request, named if self._named_first else [])
-        inferred = found.inferred
-        if named and self._named_first:
-            inferred[LIBRARY] = ", ".join(named)
-        hint = None
-        if not found.hits and request.offset == 0:
-            hint = self._hint(request.query, request.filters, targets)
-        return {
-            "query": request.query,
-            "filters": dict(request.filters),
-            LIBRARY: None,
-            "inferred_filters": inferred,
-            "hits": [_hit_dict(served, section) for served, section in found.hits],
-            "offset": request.offset,
-            "mode": "fulltext",
-            "fallback_reason": None,
-            "hint": hint,
-            "_has_more": found.has_more,
-        }
+        """:meth:`_merged` answered by one search of the libraries' union (``hub_union.ranked``)."""
+        names = [served.name for served in targets]
+        named = named_libraries(request.query, names) if self._named_first else []
+        found = union_page(union, self._view, request, named)
+        empty = not found.hits and request.offset == 0
+        hint = self._hint(request.query, request.filters, targets) if empty else None
+        hits = [_hit_dict(served, section) for served, section in found.hits]
+        return ranked(request, found, named, hits, hint)
 
     def _hint(self, query: str, filters: Mapping[str, str], searched: list[Served]) -> dict[str, Any]:
         """Where the query does match: other filter values of the searched libraries, and the libraries

@@ -16,15 +16,17 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docs_mcp.search.filters import sql_literal
 from docs_mcp.search.reader import IndexReader
 from docs_mcp.search.types import LIMIT_MAX, SearchRequest, Section, Variant
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.hub.union import UNION_MIN_LIBRARIES, union_mode
+from docs_mcp.server.tools.hub_schema import LIBRARY as LIBRARY_ARGUMENT
 from docs_mcp.store.columns import LIBRARY_COLUMN
 
-__all__ = ["UnionPage", "routed", "union_for", "union_page"]
+__all__ = ["UnionPage", "ranked", "routed", "union_for", "union_page"]
 
 # How deep the union is read to choose the libraries a routed search asks: this many times the hits
 # the page needs (its offset, its limit and one more), at most a page of LIMIT_MAX. Measured on the
@@ -98,3 +100,29 @@ def routed(
     page = union.search(SearchRequest(request.query, request.filters, depth, 0, request.mode))
     holding = {section.chunk_id.split("/", 1)[0] for section in page.hits} | set(named)
     return [served for served in targets if served.name in holding]
+
+
+def ranked(
+    request: SearchRequest,
+    found: UnionPage,
+    named: Sequence[str],
+    hits: list[dict[str, Any]],
+    hint: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """A merged search's answer from the union's ranking ``found`` (its ``hits`` as the tool shows
+    them): full text, no library's fallback, the libraries ``named`` among the inferred filters."""
+    inferred = dict(found.inferred)
+    if named:
+        inferred[LIBRARY_ARGUMENT] = ", ".join(named)
+    return {
+        "query": request.query,
+        "filters": dict(request.filters),
+        LIBRARY_ARGUMENT: None,
+        "inferred_filters": inferred,
+        "hits": hits,
+        "offset": request.offset,
+        "mode": "fulltext",
+        "fallback_reason": None,
+        "hint": hint,
+        "_has_more": found.has_more,
+    }
