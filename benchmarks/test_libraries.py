@@ -8,9 +8,12 @@ Two kinds of 100 libraries, full text:
   cut into consecutive slices that keep its ``.docs-mcp.json``), like a hub of many small SDKs.
 
 The questions (claude-docs's, and the SDK set's for the distinct hub) are asked of one library
-(``library`` given) and of every library at once, each merged search also of a server that asks
-every library (``DOCS_MCP_TEST_ASK_EVERY_LIBRARY``, as before score bounds); the servers' turns are
-interleaved so that a busy machine slows them alike. Run:
+(``library`` given) and of every library at once. Each merged search is asked of servers that use
+the union of the libraries (``server.hub.union``) to route (the default) or to rank, that skip
+libraries by score bound without a union (``DOCS_MCP_UNION=off``), and that ask every library
+(``DOCS_MCP_TEST_ASK_EVERY_LIBRARY``, as before score bounds); the figures are taken once each
+server's union is made, and the servers' turns are interleaved so that a busy machine slows them
+alike. Run:
 ``.venv/bin/python -m pytest benchmarks/test_libraries.py --benchmark-only -s``.
 """
 
@@ -31,7 +34,9 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks.serving import Running, docs_mcp, http_process, memory_mib
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.server.hub.union import UNION_ENV
 from docs_mcp.server.tools.hub_merge import ASK_EVERY_LIBRARY_ENV
+from docs_mcp.store.cache_home import CACHE_ENV
 from testkit.evaldata_sets import claude_docs_queries, question_texts
 from testkit.library_set import SDK_QUERIES
 
@@ -40,26 +45,43 @@ COUNTS = (1, 10, 100)
 MANY = max(COUNTS)
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 CONFIG = ".docs-mcp.json"
+# The union mode (DOCS_MCP_UNION) of each kind of server: "bound" and "every" make no union.
+_UNION_OF = {"route": "route", "rank": "rank", "bound": "off", "every": "off"}
 
 
 @contextmanager
-def _hub(folders: list[Path], *, every: bool = False) -> Iterator[Running]:
+def _hub(folders: list[Path], *, every: bool = False, union: str = "route") -> Iterator[Running]:
     """``serve`` with one ``--index libN=FOLDER`` each, once every index is open (``every``: a merged
-    search asks every library)."""
+    search asks every library; ``union``: how merged searches use the union, ``DOCS_MCP_UNION``)."""
     named = [part for n, folder in enumerate(folders) for part in ("--index", f"lib{n}={folder}")]
-    before = os.environ.get(ASK_EVERY_LIBRARY_ENV)
+    before = {name: os.environ.get(name) for name in (ASK_EVERY_LIBRARY_ENV, UNION_ENV)}
     if every:
         os.environ[ASK_EVERY_LIBRARY_ENV] = "1"
+    os.environ[UNION_ENV] = union
     try:
         process = http_process(docs_mcp("serve", *named, "--transport", "http", "--port", "0"))
         running = process.__enter__()
     finally:
-        if every and before is None:
-            os.environ.pop(ASK_EVERY_LIBRARY_ENV, None)
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     try:
         yield running
     finally:
         process.__exit__(None, None, None)
+
+
+def _union_ready(client: httpx.Client, running: Running) -> float:
+    """Seconds until the server's union is open (``/healthz`` names it; 0.0 for a server without)."""
+    started = time.perf_counter()
+    health = running.url.removesuffix("/mcp") + "/healthz"
+    while True:
+        report = client.get(health).json()
+        if "union" not in report or report["union"]["union"] is not None:
+            return time.perf_counter() - started
+        time.sleep(0.1)
 
 
 def _ask(client: httpx.Client, url: str, arguments: dict[str, object]) -> float:
@@ -114,7 +136,9 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     corpora_docs: Path,
     evaldata_dir: Path,
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv(CACHE_ENV, str(tmp_path / "cache"))  # the servers' unions, not the user's cache
     copies = []
     for n in range(MANY):
         folder = tmp_path / "copies" / f"lib{n}"
@@ -123,9 +147,15 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     distinct = _distinct(claude_fulltext_index, corpora_docs, tmp_path / "distinct")
     claude = question_texts(claude_docs_queries(evaldata_dir))
     sdk = question_texts(SDK_QUERIES)
-    hubs = {f"copies_{n}": (copies[:n], False) for n in COUNTS}
-    hubs |= {f"copies_{MANY}_every": (copies, True), "distinct_1": (distinct[:1], False)}
-    hubs |= {f"distinct_{MANY}": (distinct, False), f"distinct_{MANY}_every": (distinct, True)}
+    # name -> (folders, ask every library, union mode): "_bound" is the exact path of before the
+    # union (skipping by score bound), "_every" asks every library, "_rank" answers from the union's
+    # own ranking; the unsuffixed 100 route through the union (the default).
+    hubs = {f"copies_{n}": (copies[:n], False, "route") for n in COUNTS}
+    hubs |= {f"copies_{MANY}_{kind}": (copies, kind == "every", kind) for kind in ("rank", "bound", "every")}
+    hubs |= {"distinct_1": (distinct[:1], False, "route"), f"distinct_{MANY}": (distinct, False, "route")}
+    hubs |= {
+        f"distinct_{MANY}_{kind}": (distinct, kind == "every", kind) for kind in ("rank", "bound", "every")
+    }
     given: dict[str, list[float]] = {name: [] for name in hubs}
     merged: dict[str, list[float]] = {name: [] for name in hubs}
     figures: dict[str, float] = {}
@@ -136,9 +166,11 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     def run() -> None:
         with ExitStack() as stack, httpx.Client(headers=HEADERS, timeout=120) as client:
             servers = {
-                name: stack.enter_context(_hub(folders, every=every))
-                for name, (folders, every) in hubs.items()
+                name: stack.enter_context(_hub(folders, every=every, union=_UNION_OF[mode]))
+                for name, (folders, every, mode) in hubs.items()
             }
+            for name, running in servers.items():
+                figures[f"union_ready_s_{name}"] = round(_union_ready(client, running), 2)
             for name, running in servers.items():
                 _ask(client, running.url, {"query": "warm up", "library": "lib0"})
                 figures[f"listening_s_{name}"] = round(running.listening_s, 2)  # tools/list answered
@@ -171,8 +203,17 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     )
     for kind in ("distinct", "copies"):
         figures[f"cutoff_speedup_{kind}_100"] = round(
-            figures[f"merged_p50_ms_{kind}_{MANY}_every"] / figures[f"merged_p50_ms_{kind}_{MANY}"], 3
+            figures[f"merged_p50_ms_{kind}_{MANY}_every"] / figures[f"merged_p50_ms_{kind}_{MANY}_bound"], 3
         )
+        # The union against the exact path of before it (skipping by bound), same run.
+        for mode in ("route", "rank"):
+            name = f"{kind}_{MANY}" if mode == "route" else f"{kind}_{MANY}_{mode}"
+            figures[f"union_{mode}_speedup_{kind}_100"] = round(
+                figures[f"merged_p50_ms_{kind}_{MANY}_bound"] / figures[f"merged_p50_ms_{name}"], 3
+            )
+            figures[f"merged_p50_ratio_{kind}_100_{mode}_over_1"] = round(
+                figures[f"merged_p50_ms_{name}"] / figures[f"merged_p50_ms_{kind}_1"], 3
+            )
     figures["rss_mib_per_added_index"] = round(
         (figures[f"rss_mib_after_copies_{MANY}"] - figures["rss_mib_after_copies_1"]) / (MANY - 1), 2
     )

@@ -13,8 +13,11 @@ sections first loses.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from collections.abc import Callable, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,8 +25,12 @@ from typing import Any
 from docs_mcp.eval.matching import Hit, judge
 from docs_mcp.eval.metrics import score as metric_score
 from docs_mcp.eval.queries import LabelledQuery, load_queries
+from docs_mcp.search.types import SearchRequest
+from docs_mcp.server.hub.libraries import Hub, HubView
+from docs_mcp.server.hub.union import UNION_ENV, UnionMode
 from docs_mcp.server.tools.hub_merge import Fusion
 from docs_mcp.server.tools.hub_tools import HubTools
+from docs_mcp.server.tools.hub_union import union_for
 
 FUSIONS: tuple[Fusion, ...] = ("score", "max", "rrf")
 Scorer = Callable[[LabelledQuery, list[dict[str, Any]]], tuple[float, float]]
@@ -83,6 +90,34 @@ def figures(tools: HubTools, sets: Sequence[LabelledSet], *, merged: bool) -> di
     return {name: (row[1] / row[0], row[2] / row[0]) for name, row in totals.items()}
 
 
+@contextmanager
+def union_set(mode: UnionMode) -> Iterator[None]:
+    """Merged searches use the union as ``mode`` says (``server.hub.union``; "off": each library's
+    index is asked, as before the union)."""
+    before = os.environ.get(UNION_ENV)
+    os.environ[UNION_ENV] = mode
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(UNION_ENV, None)
+        else:
+            os.environ[UNION_ENV] = before
+
+
+def union_ready(hub: Hub, timeout: float = 600.0) -> HubView:
+    """The hub's view once its union is made and open (raises ``TimeoutError`` after ``timeout``)."""
+    assert hub.union is not None, "a hub of one library has no union"
+    deadline = time.monotonic() + timeout
+    while True:
+        view = hub.view()
+        if union_for(view, SearchRequest(query="ready"), exact_only=False) is not None:
+            return view
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no union after {timeout} s: {hub.union.status}")
+        time.sleep(0.1)
+
+
 def main(argv: list[str] | None = None) -> int:
     from docs_mcp.server.hub.opening import open_hub
     from docs_mcp.server.hub.specs import parse_index_specs
@@ -100,9 +135,17 @@ def main(argv: list[str] | None = None) -> int:
     view = ready.hub.view()
     sets = labelled_sets(args.claude_queries, "claude-docs", "sdks")
     rows = {"per library": figures(HubTools(view), sets, merged=False)}
-    for fusion in FUSIONS:
-        rows[f"merged ({fusion})"] = figures(HubTools(view, fusion), sets, merged=True)
-        rows[f"  {fusion}, unnamed"] = figures(HubTools(view, fusion, named_first=False), sets, merged=True)
+    with union_set("off"):  # each library's own index asked (exact), as before the union
+        for fusion in FUSIONS:
+            rows[f"merged ({fusion})"] = figures(HubTools(view, fusion), sets, merged=True)
+            rows[f"  {fusion}, unnamed"] = figures(
+                HubTools(view, fusion, named_first=False), sets, merged=True
+            )
+    view = union_ready(ready.hub)
+    for mode in ("rank", "route"):
+        with union_set(mode):
+            rows[f"union ({mode})"] = figures(HubTools(view), sets, merged=True)
+            rows[f"  {mode}, unnamed"] = figures(HubTools(view, named_first=False), sets, merged=True)
     for label, by_set in rows.items():
         shown = "  ".join(f"{name} {r:.3f}/{m:.3f}" for name, (r, m) in sorted(by_set.items()))
         print(f"{label:16s} recall/MRR  {shown}")

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 from registry_support import REGISTRY_PASSWORD, REGISTRY_USER, Registry, start_registry, stop_registry
 
+from docs_mcp.server.hub.union import UNION_ENV
 from testkit.cache_home import session_cache_home, test_cache_home  # noqa: F401 (autouse)
 
 # No wall-clock deadlines (CI machines are shared and noisy); CI runs derandomised so a failure
@@ -19,6 +20,20 @@ settings.register_profile("ci", deadline=None, derandomize=True)
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def union_off_unless_set() -> Iterator[None]:
+    """Merged searches ask each library's own index (exact) unless ``DOCS_MCP_UNION`` is set: a union
+    made in the background mid-test would change the answers the tests of the exact path compare
+    (tests/server/test_library_union.py turns it on)."""
+    patch = pytest.MonkeyPatch()
+    if UNION_ENV not in os.environ:
+        patch.setenv(UNION_ENV, "off")
+    yield
+    patch.undo()
+
+
 EXAMPLES_DOCS = REPO_ROOT / "examples" / "docs"
 
 

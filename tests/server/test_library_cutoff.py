@@ -81,9 +81,9 @@ class _CountingSearches:
         for n, index in enumerate(self._indexes):
             original = self._originals[n]
 
-            def counted(request: SearchRequest, n: int = n, original: Any = original) -> Any:
+            def counted(request: SearchRequest, n: int = n, original: Any = original, **given: Any) -> Any:
                 self._searched.add(n)
-                return original(request)
+                return original(request, **given)
 
             index.search = counted
 

@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "serve": "serve",
     "publish": "publish",
     "pull": "pull",
+    "union": "union",
     "eval": "eval",
     "agent-eval": "agent_eval",
 }

@@ -27,6 +27,12 @@ class WordCounts:
         for text in texts.to_pylist():
             self._counts.update(chunk_words(text or ""))
 
+    def merge(self, terms: Any) -> None:
+        """Add the counts of another index's ``terms`` table (a LanceDB table): the chunks of each
+        are distinct, so counts add up (``indexing.union``)."""
+        read = terms.search().select(["term", "chunks"]).limit(None).to_arrow()
+        self._counts.update(dict(zip(read["term"].to_pylist(), read["chunks"].to_pylist(), strict=True)))
+
     def write(self, db: Any) -> Any:
         """Write the counts as table ``terms`` of ``db``, with a btree on ``term`` for the lookups of one
         query's words; returns the table. Raises what LanceDB raises."""

@@ -48,25 +48,34 @@ def write_batches(
     batches: Iterable[pa.RecordBatch],
     facet_names: Sequence[str],
     exact_vector_max_rows: int = EXACT_VECTOR_SEARCH_MAX_ROWS,
+    *,
+    bitmaps: Sequence[str] = (),
+    impacts: bool = True,
+    words: WordCounts | None = None,
 ) -> None:
     """Create ``out_dir/.lancedb`` holding the rows of ``batches`` as table ``chunks`` with every index
-    built once they are all written, and the ``terms`` and ``impacts`` tables. The batches stream into
-    LanceDB (and their words and tokens into the counts): the rows are never held whole.
+    built once they are all written, and the ``terms`` and (``impacts``) ``impacts`` tables. The
+    batches stream into LanceDB (and their words and tokens into the counts): the rows are never held
+    whole. ``bitmaps``: more columns to index as the facets are (``indexing.union``'s ``library``);
+    ``words``: the ``terms`` counts, already made (the text column is then not counted).
 
     ``out_dir`` must not already hold a table (build writes into a fresh temporary directory).
     Raises whatever LanceDB raises on I/O failure, and what ``batches`` raises as it raised it.
     """
     db = lancedb.connect(str(out_dir / LANCEDB_DIR))
-    words = WordCounts()
-    impacts = TokenImpacts(FTS_COLUMNS)
+    counting = words is None
+    words = WordCounts() if words is None else words
+    tokens = TokenImpacts(FTS_COLUMNS) if impacts else None
 
     failed: list[Exception] = []
 
     def counted() -> Iterator[pa.RecordBatch]:
         try:
             for batch in batches:
-                words.add(batch.column(TEXT_COLUMN))
-                impacts.add(batch)
+                if counting:
+                    words.add(batch.column(TEXT_COLUMN))
+                if tokens is not None:
+                    tokens.add(batch)
                 yield batch
         except Exception as error:  # LanceDB would report it as its own RuntimeError
             failed.append(error)
@@ -86,12 +95,12 @@ def write_batches(
         table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
-    for name in facet_names:
-        table.create_index(facet_column(name), config=Bitmap(), wait_timeout=timeout)
+    for column in [*map(facet_column, facet_names), *bitmaps]:
+        table.create_index(column, config=Bitmap(), wait_timeout=timeout)
     if VECTOR_COLUMN in schema.names and table.count_rows() > exact_vector_max_rows:
         table.create_index(VECTOR_COLUMN, config=HnswSq(distance_type="cosine"), wait_timeout=timeout)
     terms = words.write(db)
-    bounds = impacts.write(db)
+    written = [table, terms] + ([tokens.write(db)] if tokens is not None else [])
     # Each create_index above committed a new table version, and LanceDB keeps every one (a manifest
     # and a transaction file each, ~20 files). Nothing reads them: the index is only ever opened at its
     # latest version. Cleaning them up leaves one version, so the folder (and the OCI layer published
@@ -99,5 +108,5 @@ def write_batches(
     # would fail; this table is private to the build until it is swapped in, so there is none.
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
-        for written in (table, terms, bounds):
-            written.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+        for one in written:
+            one.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)

@@ -196,28 +196,43 @@ class DocsIndex:
 
     # -- search ---------------------------------------------------------------------------------
 
-    def search(self, request: SearchRequest) -> SearchPage:
+    def search(
+        self,
+        request: SearchRequest,
+        *,
+        inferred: Mapping[str, str] | None = None,
+        first: str | None = None,
+    ) -> SearchPage:
         """One page of hits for ``request`` (see :meth:`_search`); a damaged data file is
         ``IndexUnavailable``, one line."""
         with lance_reads(self.path):
-            return self._search(request)
+            return self._search(request, inferred, first)
 
-    def _search(self, request: SearchRequest) -> SearchPage:
+    def _search(
+        self, request: SearchRequest, inferred: Mapping[str, str] | None = None, first: str | None = None
+    ) -> SearchPage:
         """One page of hits for ``request``, best first, ties broken by chunk id.
 
         Facet values the query names (and the request does not set) rank their hits first
         (``SearchPage.inferred_filters``); hits of one section in several values of a
         ``vector_collapse`` facet the request does not set fold into the best one (``Section.also_in``).
 
+        ``inferred``: the facet values the query names, as :meth:`plan` found them (not inferred
+        again). ``first``: an SQL condition whose hits rank first instead of the inferred values'
+        (the union of several libraries: the libraries a query names, ``server.tools.hub_union``).
+
         Raises ``QueryError`` for an unknown facet or a value the index does not hold.
         """
         where = build_where(request.filters, self.facets, self.config.facets)
-        inferred = self._vocabulary.infer(request.query, request.filters) if self.config.infer_filters else {}
+        if inferred is None:
+            inferred = self._infer(request)
         preferred = (
             build_where({**request.filters, **inferred}, self.facets, self.config.facets)
             if inferred
             else None
         )
+        if first is not None:
+            preferred = f"({where}) AND ({first})" if where else first
         folding = [f for f in self.collapse_facets if f not in request.filters] if self.config.fold else []
         mode, fallback = self._choose_mode(request.mode or self.config.mode)
         vector: list[float] | None = None
@@ -240,14 +255,14 @@ class DocsIndex:
             matched=[matched.get(hit.chunk_id) for hit in page],
         )
         has_more = len(hits) > request.offset + request.limit
-        return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, inferred)
+        return SearchPage(sections, request.offset, request.limit, has_more, mode, fallback, dict(inferred))
 
     def plan(self, request: SearchRequest) -> SearchPlan:
         """What :meth:`search` would do with ``request``, without searching: its mode, the facet values
         the query names, and for a full-text search the highest score a hit can have (``search.bounds``:
         the terms and clauses :meth:`_search` would match, before long-query trimming, which only drops
         words). A damaged data file is ``IndexUnavailable``."""
-        inferred = self._vocabulary.infer(request.query, request.filters) if self.config.infer_filters else {}
+        inferred = self._infer(request)
         mode, fallback = self._choose_mode(request.mode or self.config.mode)
         bound = None
         if mode == "fulltext":
@@ -256,6 +271,10 @@ class DocsIndex:
                 factor = max(self._prior.ceiling(q) for q in (request.query, terms)) if self._prior else 1.0
                 bound = self._bounds.bound(fulltext_clauses(terms, self.config), factor)
         return SearchPlan(mode, fallback, inferred, bound)
+
+    def _infer(self, request: SearchRequest) -> dict[str, str]:
+        """The facet values the query names and the request does not set (none when inference is off)."""
+        return self._vocabulary.infer(request.query, request.filters) if self.config.infer_filters else {}
 
     def _choose_mode(self, asked: SearchMode | None) -> tuple[SearchMode, str | None]:
         if self.manifest.embedding is None:

@@ -30,7 +30,13 @@ class IndexReader(Protocol):
     resource_values: dict[str, list[str]]
     vector_floor: float | None
 
-    def search(self, request: SearchRequest) -> SearchPage: ...
+    def search(
+        self,
+        request: SearchRequest,
+        *,
+        inferred: Mapping[str, str] | None = None,
+        first: str | None = None,
+    ) -> SearchPage: ...
 
     def plan(self, request: SearchRequest) -> SearchPlan: ...
 

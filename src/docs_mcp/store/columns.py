@@ -20,6 +20,7 @@ __all__ = [
     "FTS_COLUMNS",
     "FTS_CRUMBS",
     "LANCEDB_DIR",
+    "LIBRARY_COLUMN",
     "POSITION_COLUMN",
     "TABLE_NAME",
     "TEXT_COLUMN",
@@ -59,6 +60,9 @@ FILE_CHUNKS_COLUMN = "file_chunks"
 # few hundred bytes a chunk of a copied corpus). Added after the text rows (it depends on the whole
 # corpus, not on one file); indexes built before it have none, and their manifest's ``copies`` instead.
 COPY_COLUMN = "copy_of"
+
+# In the union of several libraries' indexes (``indexing.union``): the library a row is of.
+LIBRARY_COLUMN = "library"
 
 _FACET_PREFIX = "facet_"
 _UNSAFE = re.compile(r"[^a-z0-9]")

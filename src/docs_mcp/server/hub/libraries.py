@@ -27,6 +27,7 @@ from docs_mcp.errors import ConfigError, QueryError
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.hub.specs import latest_version, version_key
+from docs_mcp.server.hub.union import UnionIndex
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import CursorCodec
 from docs_mcp.server.tools.listing import manifest_schemas
@@ -167,6 +168,8 @@ class HubView:
     served: dict[tuple[str, str | None], Served]
     latest: dict[str, str | None]  # library -> the version used when none is given
     key: bytes = field(repr=False)
+    # The union of the default libraries' indexes merged searches may ask (``hub.union``); None: none.
+    union: UnionIndex | None = field(default=None, repr=False, compare=False)
 
     @property
     def unnamed(self) -> bool:
@@ -274,6 +277,8 @@ class Hub:
                 None if versions == [None] else latest_version([v for v in versions if v], marked)
             )
         self._lock = threading.Lock()
+        # Set by the server opening it (``opening.open_hub``) when it serves several libraries.
+        self.union: UnionIndex | None = None
         self._view: HubView | None = None
         self._view_states: tuple[int, ...] = ()
 
@@ -294,7 +299,7 @@ class Hub:
             (lib.name, lib.version): Served.of(lib, state, self._max_tokens)
             for lib, state in zip(self.libraries, states, strict=True)
         }
-        view = HubView(served, dict(self.latest), self._key)
+        view = HubView(served, dict(self.latest), self._key, self.union)
         with self._lock:
             self._view, self._view_states = view, ids
         return view

@@ -24,17 +24,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from docs_mcp.errors import ConfigError
+from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, Library, ServedIndex, served_index
 from docs_mcp.server.hub.live import LiveIndex
 from docs_mcp.server.hub.specs import LibrarySpec, RefreshIntervals, check_facet_names
+from docs_mcp.server.hub.union import UNION_MIN_LIBRARIES, UNIONS_DIR, UnionIndex, union_mode
 from docs_mcp.server.hub.warm import open_warm
 from docs_mcp.server.startup.health import index_health, overall_status
 from docs_mcp.server.startup.options import OCI_SCHEME, RegistryOptions
 from docs_mcp.server.tools.app import ServerStates, create_hub_server
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import cursor_key
+from docs_mcp.server.tools.hub_union import union_for
 from docs_mcp.server.tools.listing import manifest_schemas
+from docs_mcp.store.cache_home import default_cache_dir
 from docs_mcp.store.index_manifest import IndexManifest, read_manifest
 
 if TYPE_CHECKING:
@@ -172,7 +176,14 @@ def open_hub(
             )
     started = time.perf_counter()
     # Each open imports and reads LanceDB files: a few at once start several libraries sooner.
-    opener = _Opener(opening_wait, max_tokens, on_loaded, on_failure, threading.Semaphore(_OPENING_AT_ONCE))
+    hubs: list[Hub] = []
+
+    def loaded() -> None:
+        on_loaded()
+        if hubs:  # once every library is open, the union of them starts being made
+            _prepare_union(hubs[0])
+
+    opener = _Opener(opening_wait, max_tokens, loaded, on_failure, threading.Semaphore(_OPENING_AT_ONCE))
     states: list[ServerStates] = []
 
     def start_one(spec: LibrarySpec) -> tuple[Library, Callable[[], Callable[[], None]] | None]:
@@ -180,7 +191,7 @@ def open_hub(
         path = pulled.path if pulled is not None else Path(spec.reference)
         say = announce if unnamed and pulled is None else None
         library = opener.library(
-            spec, path, watch=pulled is None, on_swap=_swapped(states, say), pulled=pulled
+            spec, path, watch=pulled is None, on_swap=_swapped(states, say, hubs), pulled=pulled
         )
         interval = intervals.for_spec(spec) if pulled is not None else None
         library.refresh_interval = interval
@@ -195,6 +206,9 @@ def open_hub(
     marked = [(s.name, str(s.version)) for s in specs if s.latest and s.name is not None]
     signing_key = key if key is not None else cursor_key()
     hub = Hub(libraries, signing_key, marked_latest=marked, max_tokens=max_tokens)
+    if len({s.name for s in specs}) >= UNION_MIN_LIBRARIES and union_mode() != "off":
+        hub.union = UnionIndex((options.cache_dir or default_cache_dir()) / UNIONS_DIR, open_warm)
+    hubs.append(hub)
     server, made = create_hub_server(hub, max_tokens=max_tokens, feedback_log=feedback_log)
     states.append(made)
     for library in libraries:
@@ -216,13 +230,23 @@ def open_hub(
     return ReadyHub(hub, server, made, seconds, _summary(hub), lambda: _health(hub), stop)
 
 
-def _swapped(states: list[ServerStates], announce: Callable[[str], None] | None) -> OnSwap:
+def _prepare_union(hub: Hub) -> None:
+    """Start making the union of the hub's libraries (``hub.union``) when they are all open."""
+    if hub.union is not None:
+        union_for(hub.view(), SearchRequest(query="union"), exact_only=False)
+
+
+def _swapped(
+    states: list[ServerStates], announce: Callable[[str], None] | None, hubs: Sequence[Hub] = ()
+) -> OnSwap:
     """What a library's swap does: the server's state (and its next ``initialize``'s instructions)
-    is made anew; a rebuilt folder served alone is announced."""
+    is made anew, and the union of the new indexes started; a rebuilt folder served alone is announced."""
 
     def swapped(served: ServedIndex, path: Path) -> None:
         for made in states:
             made.acquire()
+        for hub in hubs:
+            _prepare_union(hub)
         if announce is not None:
             announce(f"{path} was rebuilt: now serving index {served.index.identity}")
 
@@ -247,7 +271,12 @@ def _health(hub: Hub) -> dict[str, Any]:
         artifact = {"reference": library.pulled, "digest": library.digest}
         return {**index_health(library.index), **({"artifact": artifact} if library.pulled else {})}
     failed = [str(lib.index.error) for lib in libraries if lib.index.error is not None]
-    report = {"status": overall_status(lib.index for lib in libraries), "indexes": hub.health()}
+    report: dict[str, Any] = {
+        "status": overall_status(lib.index for lib in libraries),
+        "indexes": hub.health(),
+    }
+    if hub.union is not None:
+        report["union"] = hub.union.status
     return {**report, "error": failed[0]} if failed else report
 
 

@@ -115,7 +115,7 @@ def asked(
         (s for s in targets if s.name not in asked_first and (plans[s.name].bound or 0.0) > 0.0),
         key=lambda s: (-(plans[s.name].bound or 0.0), s.name),
     )
-    found = _tops(must, request, wanted)
+    found = _tops(must, plans, request, wanted)
     page = _PageEnd(wanted, first)
     for name, hits in found.items():
         page.add(name, hits.hits)
@@ -128,7 +128,8 @@ def asked(
         while following is not None and not page.beats(plans[following.name].bound or 0.0):
             if len(pending) >= _SEARCHES_AT_ONCE:
                 break
-            pending[_searches().submit(top, following, request, wanted)] = following
+            inferred = plans[following.name].inferred_filters
+            pending[_searches().submit(top, following, request, wanted, inferred)] = following
             following = next(queue, None)
         if following is not None and page.beats(plans[following.name].bound or 0.0):
             following = None
@@ -173,12 +174,17 @@ class _PageEnd:
         return heapq.nlargest(others, self._best)[-1] > bound * (1 + _BOUND_MARGIN) + 1e-6
 
 
-def _tops(libraries: list[Served], request: SearchRequest, wanted: int) -> dict[str, Found]:
+def _tops(
+    libraries: list[Served], plans: Mapping[str, SearchPlan], request: SearchRequest, wanted: int
+) -> dict[str, Found]:
     """:func:`top` of each library, by name. Each library's search waits mostly in LanceDB, which
     releases the GIL: they run side by side."""
     if len(libraries) == 1:
-        return {libraries[0].name: top(libraries[0], request, wanted)}
-    found = _searches().map(lambda served: top(served, request, wanted), libraries)
+        only = libraries[0]
+        return {only.name: top(only, request, wanted, plans[only.name].inferred_filters)}
+    found = _searches().map(
+        lambda served: top(served, request, wanted, plans[served.name].inferred_filters), libraries
+    )
     return dict(zip((s.name for s in libraries), found, strict=True))
 
 
@@ -210,15 +216,19 @@ def own(served: Served, request: SearchRequest, limit: int) -> SearchRequest:
     return SearchRequest(request.query, own, min(_PAGE, limit), 0, request.mode)
 
 
-def top(served: Served, request: SearchRequest, wanted: int) -> Found:
-    """The best ``wanted`` hits of one library (read in pages), the mode that ran and its fallback reason."""
+def top(
+    served: Served, request: SearchRequest, wanted: int, inferred: Mapping[str, str] | None = None
+) -> Found:
+    """The best ``wanted`` hits of one library (read in pages), the mode that ran and its fallback
+    reason; ``inferred``: the facet values its plan found the query to name (not inferred again)."""
     filters = own(served, request, wanted).filters
     sections: list[Section] = []
     while True:
         page = served.state.index.search(
             SearchRequest(
                 request.query, filters, min(_PAGE, wanted - len(sections)), len(sections), request.mode
-            )
+            ),
+            inferred=inferred,
         )
         sections += page.hits
         if not page.has_more or len(sections) >= wanted:

@@ -19,13 +19,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from docs_mcp.errors import ChunkNotFound, CursorError, QueryError
+from docs_mcp.search.reader import IndexReader
 from docs_mcp.search.types import UNFILTERED, SearchRequest, Section
 from docs_mcp.server.hub.libraries import HubView, Served
+from docs_mcp.server.hub.union import union_mode
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
 from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
+from docs_mcp.server.tools.hub_union import ranked, routed, union_for, union_page
 from docs_mcp.server.tools.shapes import (
     Answer,
     continued,
@@ -194,6 +197,13 @@ class HubTools:
 
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
+        union = union_for(self._view, request, exact_only=self._fusion != "score" or not self._cutoff)
+        if union is not None and union_mode() == "rank":
+            return self._from_union(union, targets, request)
+        if union is not None:  # "route": the union chooses the libraries asked
+            targets = routed(
+                union, request, targets, named_libraries(request.query, [s.name for s in targets])
+            )
         wanted = request.offset + request.limit + 1
         plans = {served.name: served.state.index.plan(own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
@@ -241,6 +251,18 @@ class HubTools:
             "hint": hint,
             "_has_more": len(merged) > request.offset + request.limit,
         }
+
+    def _from_union(
+        self, union: IndexReader, targets: list[Served], request: SearchRequest
+    ) -> dict[str, Any]:
+        """:meth:`_merged` answered by one search of the libraries' union (``hub_union.ranked``)."""
+        names = [served.name for served in targets]
+        named = named_libraries(request.query, names) if self._named_first else []
+        found = union_page(union, self._view, request, named)
+        empty = not found.hits and request.offset == 0
+        hint = self._hint(request.query, request.filters, targets) if empty else None
+        hits = [_hit_dict(served, section) for served, section in found.hits]
+        return ranked(request, found, named, hits, hint)
 
     def _hint(self, query: str, filters: Mapping[str, str], searched: list[Served]) -> dict[str, Any]:
         """Where the query does match: other filter values of the searched libraries, and the libraries
