@@ -176,12 +176,16 @@ class Ranker:
         depth = self._config.min_candidates
         found = await lance.text_leg(self._table, query, self._copies.others(where), depth, None, groups)
         group_of = {cid: group for read in groups.read for cid, group in _column_pairs(read)}
-        for read in rows.read:  # the leads' rows, remembered: their groups cost no read
-            self._catalog.remember(read)
+        read_groups: dict[str, str | None] = {}
+        for read in rows.read:  # the leads' rows, remembered: their groups cost no query
+            read_groups.update((cid, row.copy_of) for cid, row in self._catalog.remember(read).items())
         rows.read.clear()
         scores, best = dict(leads), dict[str, float]()
-        for cid, group in self._catalog.main_copies(list(scores)).items():
-            best[group] = max(best.get(group, float("-inf")), scores[cid])
+        unread = [cid for cid in scores if cid not in read_groups]  # remembered by the kind prior's check
+        lead_groups = {**read_groups, **(self._catalog.main_copies(unread) if unread else {})}
+        for cid, score in scores.items():
+            if (group := lead_groups.get(cid)) is not None:
+                best[group] = max(best.get(group, float("-inf")), score)
         floor = leads[-1][1] if leads and not complete else float("-inf")
         kept = [
             (cid, score)
