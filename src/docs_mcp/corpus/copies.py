@@ -16,9 +16,13 @@ another operation stays a copy; two operations of one shape in different resourc
 headings or paths, so never are; one section in two languages is folding's, not a copy. Files a
 manifest declares copies of others (an override's ``copy_of``: ``declared``) add their sections
 of the same headings as their original's, whatever the texts and facets (``declared_clusters``).
-Nothing is removed: every copy stays in the index and readable with ``get_doc``; the groups are
-recorded in the index manifest (``copies``), where search folds a group's hits into its best one
-(``also_in``), and ``validate`` counts them.
+Nothing is removed: every copy stays in the index and readable with ``get_doc``; each row names its
+group's main copy, search folds a group's hits into one (``also_in``), and ``validate`` counts them.
+
+A group's leads are what a search ranks of it (``CopyGroups.leads``): its main copy, and the first
+member (in the group's order) of each other combination of facet values its members hold (only a
+declared copy can differ from its original in them). A search filter on facet values that lets a copy
+through lets its combination's lead through, so ranking the leads finds every group the filter allows.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import NamedTuple, Protocol, TypeVar
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 
-__all__ = ["CopyFinder", "copy_groups", "declared_clusters"]
+__all__ = ["CopyFinder", "CopyGroups", "copy_groups", "declared_clusters"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -110,8 +114,17 @@ def _never(_: Section) -> bool:
 
 
 # A group member's rank: a declared copy (10) or one in a package or a -PYPI twin (1 each) last,
-# then the shallowest, then by id (the last element, which names the member).
-Rank = tuple[int, int, str]
+# then the shallowest, then by id (the third element, which names the member); the fourth, a hash of
+# its facet values, tells the group's leads (ids are unique, so it never decides an order).
+Rank = tuple[int, int, str, int]
+
+
+class CopyGroups(NamedTuple):
+    """The groups of copies (chunk ids, each group's main copy first; groups in id order) and, of
+    their leads, those that are not a main copy (usually none: see the module's docstring)."""
+
+    groups: list[list[str]]
+    other_leads: frozenset[str]
 
 
 def _preference(chunk: Section, declared: frozenset[str] = frozenset()) -> Rank:
@@ -119,7 +132,7 @@ def _preference(chunk: Section, declared: frozenset[str] = frozenset()) -> Rank:
     # shallowest, then by id.
     path = chunk.file_path.lower()
     flags = 10 * (chunk.file_path in declared) + ("/packages/" in f"/{path}") + ("-pypi" in path)
-    return flags, path.count("/"), chunk.id
+    return flags, path.count("/"), chunk.id, _hash(_facets(chunk))
 
 
 def _clusters(
@@ -165,12 +178,12 @@ def copy_groups(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]] = (
         *_clusters(usable, _by_place, _answers_alike),
         *declared_clusters(usable, declared),
     )
-    return _merged([_preference(chunk, copies) for chunk in cluster] for cluster in found)
+    return _merged([_preference(chunk, copies) for chunk in cluster] for cluster in found).groups
 
 
-def _merged(clusters: Iterable[list[Rank]]) -> list[list[str]]:
-    """The groups of ``clusters`` (each its members' rank, which ends with the id) merged where
-    they share a section: ids in rank order, groups in id order."""
+def _merged(clusters: Iterable[list[Rank]]) -> CopyGroups:
+    """The groups of ``clusters`` (each its members' rank, the id third) merged where they share a
+    section: ids in rank order, groups in id order; with the leads that are not a main copy."""
     group_of: dict[str, list[Rank]] = {}
     for found in clusters:
         merged = {member[2]: member for member in found}
@@ -180,7 +193,17 @@ def _merged(clusters: Iterable[list[Rank]]) -> list[list[str]]:
         for member in group:
             group_of[member[2]] = group
     unique = {id(group): group for group in group_of.values()}.values()
-    return sorted([member[2] for member in sorted(group)] for group in unique)
+    groups: list[list[str]] = []
+    leads: set[str] = set()
+    for group in unique:
+        ranked = sorted(group)
+        groups.append([member[2] for member in ranked])
+        seen = {ranked[0][3]}
+        for member in ranked[1:]:
+            if member[3] not in seen:  # the first of another combination of facet values
+                seen.add(member[3])
+                leads.add(member[2])
+    return CopyGroups(sorted(groups), frozenset(leads))
 
 
 # Sections read back at once by ``CopyFinder.groups``: bounds its memory.
@@ -231,8 +254,9 @@ class CopyFinder:
         self._blocks[1].append(_hash(_by_place(section)))
         self._files.append(_hash((section.file_path,)))
 
-    def groups(self, declared: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
-        """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies."""
+    def groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
+        """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies, with
+        their other leads."""
         self._declared = tuple(declared)
         self._copies = frozenset(copy for copy, _ in self._declared)
         self._file.flush()

@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -154,15 +154,16 @@ def build(options: BuildOptions) -> BuildResult:
         spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
         corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
-        groups = tally.copy_groups(corpus.declared_copies)
-        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(groups))
+        found = tally.copy_groups(corpus.declared_copies)
+        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(found.groups))
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
-        main_copies = {cid: group[0] for group in groups for cid in group}
-        del groups
+        main_copies = {cid: group[0] for group in found.groups for cid in group}
+        leads = found.other_leads
+        del found
         batch_rows = options.batch_rows or BATCH_ROWS
-        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
+        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies, leads)
         if provider is not None:  # the rows were written as their vectors came: the embedding stage
             report(BuildProgress("writing", 0, None, str(out)))
         spill.close()
@@ -272,9 +273,11 @@ def _write_rows(
     report: Callable[[BuildProgress], None],
     batch_rows: int,
     main_copies: Mapping[str, str],
+    other_leads: Collection[str],
 ) -> None:
     """The second pass: the spilled files' rows (from the row cache, or made), each copy's main copy
-    (``main_copies``: chunk id -> its group's main copy) and their vectors, into LanceDB batch by
+    (``main_copies``: chunk id -> its group's main copy) and whether it leads its copies
+    (``other_leads``: the leads that are not a main copy), and their vectors, into LanceDB batch by
     batch, every index built once they are all in."""
     names = sorted(tally.facets())
     files: Iterable[ScannedFile] = spill
@@ -296,7 +299,7 @@ def _write_rows(
         files = vectors.files(files, batch_rows)
     schema = RowCache.schema(names, tally.urls)
     batches = row_cache.batches(files, names, tally.urls, batch_rows)
-    schema, batches = copy_batches(schema, batches, main_copies)
+    schema, batches = copy_batches(schema, batches, main_copies, other_leads)
     if vectors is not None and tally.chunks and provider is not None:
         schema, batches = vector_batches(schema, batches, vectors.take, provider.dimensions)
     write_batches(staging, schema, batches, names)

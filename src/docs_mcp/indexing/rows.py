@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -12,6 +12,7 @@ import pyarrow as pa
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.store.columns import (
     COPY_COLUMN,
+    COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
     FTS_BODY,
     FTS_CRUMBS,
@@ -133,19 +134,27 @@ def vector_batches(
 
 
 def copy_batches(
-    schema: pa.Schema, batches: Iterable[pa.RecordBatch], main_copies: Mapping[str, str]
+    schema: pa.Schema,
+    batches: Iterable[pa.RecordBatch],
+    main_copies: Mapping[str, str],
+    other_leads: Collection[str] = frozenset(),
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
-    """The schema and batches of ``batches`` with ``COPY_COLUMN``: each row's main copy in
-    ``main_copies`` (chunk id -> the id of its group's main copy), null for a row with no copy; one
+    """The schema and batches of ``batches`` with ``COPY_COLUMN``, each row's main copy in
+    ``main_copies`` (chunk id -> the id of its group's main copy), null for a row with no copy, and
+    ``COPY_LEAD_COLUMN``: whether the row has no copy, is a main copy or is in ``other_leads``; one
     batch at a time."""
-    field = pa.field(COPY_COLUMN, pa.string(), nullable=True)
-    joined_schema = schema.append(field)
+    joined_schema = schema.append(pa.field(COPY_COLUMN, pa.string(), nullable=True)).append(
+        pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False)
+    )
 
     def joined() -> Iterator[pa.RecordBatch]:
         for batch in batches:
             ids = batch.column(batch.schema.get_field_index("id")).to_pylist()
-            column = pa.array([main_copies.get(cid) for cid in ids], type=pa.string())
-            yield pa.RecordBatch.from_arrays([*batch.columns, column], schema=joined_schema)
+            mains = [main_copies.get(cid) for cid in ids]
+            pairs = zip(ids, mains, strict=True)
+            leads = [main is None or main == cid or cid in other_leads for cid, main in pairs]
+            columns = [pa.array(mains, type=pa.string()), pa.array(leads, type=pa.bool_())]
+            yield pa.RecordBatch.from_arrays([*batch.columns, *columns], schema=joined_schema)
 
     return joined_schema, joined()
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copies import CopyFinder, CopyGroups
 from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.indexing.embed import EmbeddingPlan
 from docs_mcp.store.index_manifest import pick_example
@@ -64,6 +64,7 @@ class CorpusTally:
             section for section in (self._least_subsection, self._least) if section is not None
         )
 
-    def copy_groups(self, declared: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
-        """``copy_groups`` over every chunk counted, with the ``(copy, original)`` files declared."""
+    def copy_groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
+        """``copy_groups`` over every chunk counted, with the ``(copy, original)`` files declared,
+        and the groups' other leads."""
         return self.copies.groups(declared)

@@ -34,6 +34,7 @@ from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.columns import (
     COPY_COLUMN,
+    COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
     LANCEDB_DIR,
     LIBRARY_COLUMN,
@@ -80,6 +81,8 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
             facets.setdefault(facet, set()).update(values)
     schema = table_schema(sorted(facets), None, urls=True)
     schema = schema.append(pa.field(COPY_COLUMN, pa.string(), nullable=True))
+    if all(_has_leads(path) for _name, path in libraries):  # else every copy is ranked, as before leads
+        schema = schema.append(pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False))
     schema = schema.append(pa.field(LIBRARY_COLUMN, pa.string(), nullable=False))
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
@@ -106,6 +109,12 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
         shutil.rmtree(building, ignore_errors=True)
         raise
     return UnionBuilt(out, read_manifest(out).chunk_count, reused=False)
+
+
+def _has_leads(path: Path) -> bool:
+    """Whether the library's rows say which copy leads its group (built with ``copy_lead``)."""
+    table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
+    return COPY_LEAD_COLUMN in table.schema.names
 
 
 def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:

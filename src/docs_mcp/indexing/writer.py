@@ -16,6 +16,8 @@ from lancedb.index import FTS, Bitmap, BTree, HnswSq
 from docs_mcp.indexing.impacts import TokenImpacts
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.store.columns import (
+    COPY_COLUMN,
+    COPY_LEAD_COLUMN,
     FTS_COLUMNS,
     LANCEDB_DIR,
     TABLE_NAME,
@@ -95,6 +97,9 @@ def write_batches(
         table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
+    if COPY_LEAD_COLUMN in schema.names:  # searches rank the leads, then look up a page's copies
+        table.create_index(COPY_LEAD_COLUMN, config=Bitmap(), wait_timeout=timeout)
+        table.create_index(COPY_COLUMN, config=BTree(), wait_timeout=timeout)
     for column in [*map(facet_column, facet_names), *bitmaps]:
         table.create_index(column, config=Bitmap(), wait_timeout=timeout)
     if VECTOR_COLUMN in schema.names and table.count_rows() > exact_vector_max_rows:

@@ -26,6 +26,7 @@ from docs_mcp.search.kind_prior import KIND, Role
 from docs_mcp.search.types import Section
 from docs_mcp.store.columns import (
     COPY_COLUMN,
+    COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
     POSITION_COLUMN,
     URL_COLUMN,
@@ -89,6 +90,8 @@ class RowCatalog:
         self.has_places = {POSITION_COLUMN, FILE_CHUNKS_COLUMN} <= set(table.schema.names)
         # Each row's group of copies: in indexes built since issue 34 (before: the manifest's groups).
         self.has_copies = COPY_COLUMN in table.schema.names
+        # Which rows lead their copies (the ones a search ranks): in indexes built since its column.
+        self.has_leads = self.has_copies and COPY_LEAD_COLUMN in table.schema.names
         # What a search leg selects for the catalog besides ``id`` (``remember`` reads them).
         self.columns = [
             "file_path",
@@ -325,6 +328,17 @@ class RowCatalog:
         if not self.has_copies:
             return {}
         return {cid: row.copy_of for cid, row in self._rows_of(ids).items() if row.copy_of is not None}
+
+    def copies_of(self, groups: Sequence[str], where: str | None) -> list[tuple[str, str]]:
+        """The members of ``groups`` (main copies' ids) under the filter ``where``, as (main copy,
+        id), in id order: one query on the btree-indexed ``COPY_COLUMN``."""
+        found: list[tuple[str, str]] = []
+        for start in range(0, len(groups), _IN_LIST_MAX):
+            part = ", ".join(map(sql_literal, groups[start : start + _IN_LIST_MAX]))
+            clause = f"{COPY_COLUMN} IN ({part})"
+            read = self._query(f"({where}) AND {clause}" if where else clause, [COPY_COLUMN, "id"])
+            found.extend(zip(read[COPY_COLUMN].to_pylist(), read["id"].to_pylist(), strict=True))
+        return sorted(found, key=lambda member: member[1])
 
     def facet_values(self, ids: Sequence[str], name: str) -> set[str]:
         return {value for row in self._rows_of(ids).values() if (value := row.facets.get(name)) is not None}

@@ -137,9 +137,11 @@ class DocsIndex:
         # Sections the build found to be copies of each other fold into one hit (search.copies).
         copies = CopyFolder()
         if config.fold and manifest.copy_groups and self._catalog.has_copies:
-            copies = CopyFolder(self._catalog.main_copies)
+            members = self._catalog.copies_of if self._catalog.has_leads else None
+            copies = CopyFolder(self._catalog.main_copies, members)
         elif config.fold and manifest.copies:  # built before rows named their group: held whole
             copies = CopyFolder.of_groups(manifest.copies)
+        self._copies = copies
         terms = terms_table(path)
         self._bounds = ScoreBounds(path)
         # The kind prior multiplies a score by up to its ceiling for a query (a bound must allow for it).
@@ -247,6 +249,7 @@ class DocsIndex:
         ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
+        self._copies.listed(page, where)  # a page's copies, when the ranking held their leads only
         sections = self._catalog.sections(
             [hit.chunk_id for hit in page],
             snippet=[make_snippet(texts[hit.chunk_id], request.query) for hit in page],

@@ -21,7 +21,7 @@ from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_query, is_long
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
-from docs_mcp.store.columns import facet_column
+from docs_mcp.store.columns import COPY_COLUMN, facet_column
 
 __all__ = ["Ranker", "Ranking"]
 
@@ -148,11 +148,58 @@ class Ranker:
         matched: dict[str, str],
         rows: lance.Rows,
     ) -> tuple[Ranked, bool]:
-        """:meth:`_legs`, with the kind prior applied when the index has kinds."""
-        ranked, complete = await self._legs(ranking, where, depth, texts, matched, rows)
+        """:meth:`_legs`, with the kind prior applied when the index has kinds. Where the index says
+        which copy leads its group, the legs rank the leads only (``search.copies``), with the copies
+        that stand out (:meth:`_standouts`)."""
+        ranked, complete = await self._legs(ranking, self._copies.ranked(where), depth, texts, matched, rows)
+        if ranking.mode == "fulltext" and self._copies.ranks_leads:
+            ranked = await self._standouts(ranking, where, ranked, complete, texts, rows)
+            matched.update((cid, TEXT) for cid, _ in ranked)
         if self._prior is None:
             return ranked, complete
         return self._weighed(ranking.query, ranked, rows), complete
+
+    async def _standouts(
+        self,
+        ranking: Ranking,
+        where: str | None,
+        leads: Ranked,
+        complete: bool,
+        texts: dict[str, str],
+        rows: lance.Rows,
+    ) -> Ranked:
+        """``leads`` with the copies that are no lead but score above their group's lead, as ranking
+        every copy would place them: a copy's path or title may hold a query word its lead's lacks (a
+        package's README for "azure"). The best ``min_candidates`` copies are read, whatever the
+        depth, and kept only above the last lead when more leads match, so the order down to that
+        lead is the same at every depth and pages stay prefixes of one order. Identical copies score
+        as their lead and are read no further. Full text only: a fused score depends on the whole
+        leg it was normalised over."""
+        query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
+        groups = lance.Rows([COPY_COLUMN])
+        depth = self._config.min_candidates
+        found = await lance.text_leg(self._table, query, self._copies.others(where), depth, None, groups)
+        group_of = {cid: group for read in groups.read for cid, group in _column_pairs(read)}
+        read_groups: dict[str, str | None] = {}
+        for read in rows.read:  # the leads' rows, remembered: their groups cost no query
+            read_groups.update((cid, row.copy_of) for cid, row in self._catalog.remember(read).items())
+        rows.read.clear()
+        scores, best = dict(leads), dict[str, float]()
+        unread = [cid for cid in scores if cid not in read_groups]  # remembered by the kind prior's check
+        lead_groups = {**read_groups, **(self._catalog.main_copies(unread) if unread else {})}
+        for cid, score in scores.items():
+            if (group := lead_groups.get(cid)) is not None:
+                best[group] = max(best.get(group, float("-inf")), score)
+        floor = leads[-1][1] if leads and not complete else float("-inf")
+        kept = [
+            (cid, score)
+            for cid, score in found
+            if score > floor and score > best.get(group_of.get(cid) or "", float("-inf"))
+        ]
+        if not kept:
+            return leads
+        await lance.read_ids(self._table, [cid for cid, _ in kept], texts, rows)
+        return sorted([*leads, *kept], key=lambda hit: (-hit[1], hit[0]))
 
     def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
         """``ranked`` with the kind prior applied. It reads every candidate's kind: from the rows the
@@ -251,6 +298,11 @@ class Ranker:
         kept = earned(text, vectors, fuse(text, vectors, self._config.fusion), self._floor, matched)
         weak_tail = self._floor is not None and bool(vectors) and vectors[-1][1] < self._floor
         return kept, text_complete and (len(vectors) < depth or weak_tail)
+
+
+def _column_pairs(read: Any) -> zip[tuple[str, str | None]]:
+    """(id, main copy) of each row of a leg's read (an Arrow table with ``COPY_COLUMN``)."""
+    return zip(read["id"].to_pylist(), read[COPY_COLUMN].to_pylist(), strict=True)
 
 
 def earned(

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COPY_COLUMN",
+    "COPY_LEAD_COLUMN",
     "FILE_CHUNKS_COLUMN",
     "FTS_BODY",
     "FTS_COLUMNS",
@@ -60,6 +61,12 @@ FILE_CHUNKS_COLUMN = "file_chunks"
 # few hundred bytes a chunk of a copied corpus). Added after the text rows (it depends on the whole
 # corpus, not on one file); indexes built before it have none, and their manifest's ``copies`` instead.
 COPY_COLUMN = "copy_of"
+# Whether a chunk leads its group of copies (``corpus.copies.CopyGroups``): true for a chunk with no
+# copy, a group's main copy, and the first copy of each other combination of facet values in a group.
+# Searches rank the leads only and list a page's copies with one lookup (btree on ``copy_of``): a
+# section copied 120 times costs a search one candidate, not 120 (issue 34). Indexes built before it
+# have none and rank every copy.
+COPY_LEAD_COLUMN = "copy_lead"
 
 # In the union of several libraries' indexes (``indexing.union``): the library a row is of.
 LIBRARY_COLUMN = "library"
