@@ -22,6 +22,7 @@ from typing import Any, Literal
 from docs_mcp import __version__
 from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copy_map import MainCopies
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
 from docs_mcp.corpus.scan import ScannedFile
@@ -154,13 +155,11 @@ def build(options: BuildOptions) -> BuildResult:
         spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
         corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
-        groups = tally.copy_groups(corpus.declared_copies)
-        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(groups))
+        main_copies = tally.main_copies(corpus.declared_copies)
+        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=main_copies.groups)
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
-        main_copies = {cid: group[0] for group in groups for cid in group}
-        del groups
         batch_rows = options.batch_rows or BATCH_ROWS
         _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
         if provider is not None:  # the rows were written as their vectors came: the embedding stage
@@ -271,10 +270,10 @@ def _write_rows(
     provider: CachingProvider | None,
     report: Callable[[BuildProgress], None],
     batch_rows: int,
-    main_copies: Mapping[str, str],
+    main_copies: MainCopies,
 ) -> None:
     """The second pass: the spilled files' rows (from the row cache, or made), each copy's main copy
-    (``main_copies``: chunk id -> its group's main copy) and their vectors, into LanceDB batch by
+    (``main_copies``) and their vectors, into LanceDB batch by
     batch, every index built once they are all in."""
     names = sorted(tally.facets())
     files: Iterable[ScannedFile] = spill

@@ -27,6 +27,8 @@ from docs_mcp.store.identifiers import split_identifiers
 if TYPE_CHECKING:
     import numpy as np
 
+    from docs_mcp.corpus.copy_map import MainCopies
+
     Vectors: TypeAlias = Sequence[Sequence[float]] | np.ndarray[Any, np.dtype[np.float32]]
 
 _PATH_WORDS = re.compile(r"[A-Za-z0-9]+")
@@ -133,18 +135,17 @@ def vector_batches(
 
 
 def copy_batches(
-    schema: pa.Schema, batches: Iterable[pa.RecordBatch], main_copies: Mapping[str, str]
+    schema: pa.Schema, batches: Iterable[pa.RecordBatch], main_copies: MainCopies
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
     """The schema and batches of ``batches`` with ``COPY_COLUMN``: each row's main copy in
-    ``main_copies`` (chunk id -> the id of its group's main copy), null for a row with no copy; one
-    batch at a time."""
+    ``main_copies``, null for a row with no copy; one batch at a time."""
     field = pa.field(COPY_COLUMN, pa.string(), nullable=True)
     joined_schema = schema.append(field)
 
     def joined() -> Iterator[pa.RecordBatch]:
         for batch in batches:
             ids = batch.column(batch.schema.get_field_index("id")).to_pylist()
-            column = pa.array([main_copies.get(cid) for cid in ids], type=pa.string())
+            column = pa.array(main_copies.column(ids), type=pa.string())
             yield pa.RecordBatch.from_arrays([*batch.columns, column], schema=joined_schema)
 
     return joined_schema, joined()
