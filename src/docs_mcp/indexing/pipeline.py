@@ -31,6 +31,7 @@ from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
+from docs_mcp.indexing.heap import release_free_memory
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
 from docs_mcp.indexing.rows import copy_batches, vector_batches
 from docs_mcp.indexing.spill import FileSpill
@@ -156,6 +157,7 @@ def build(options: BuildOptions) -> BuildResult:
         corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
         main_copies = tally.main_copies(corpus.declared_copies)
+        release_free_memory()  # the first pass's windows and clusters: the rows' writer would add to them
         manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=main_copies.groups)
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
