@@ -17,7 +17,7 @@ from docs_mcp.corpus.loader import load_corpus
 from testkit.evaldata_sets import materialize_sdk_copies
 from testkit.index_fixtures import write_docs
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)  # two copies of the SDK corpora loaded whole: minutes under load
 
 
 def _same_as_the_groups(
