@@ -18,6 +18,8 @@ import hashlib
 import json
 import logging
 import os
+import shutil
+import tempfile
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -136,20 +138,31 @@ class EntryWriter:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._temporary = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
         self._handle: BinaryIO = self._temporary.open("wb")
-        self._entries: list[tuple[str, int, int, str]] = []
+        # The header's entries wait in an unnamed temporary file beside it, each as its JSON: a cache
+        # of a million files would hold a few hundred MB of them until ``commit`` (issue 34).
+        self._entries: BinaryIO = tempfile.TemporaryFile(dir=path.parent)  # noqa: SIM115 (closed by discard)
+        self._count = 0
         self._offset = 0
 
     def add(self, key: str, data: bytes) -> None:
         self._handle.write(data)
-        self._entries.append((key, self._offset, len(data), hashlib.sha256(data).hexdigest()))
+        entry = json.dumps([key, self._offset, len(data), hashlib.sha256(data).hexdigest()])
+        self._entries.write((", " if self._count else "").encode() + entry.encode())
+        self._count += 1
         self._offset += len(data)
 
     def commit(self) -> None:
         """Write the header and rename the file into place."""
         try:
-            header = json.dumps({"kind": self.kind, "metadata": self.metadata, "entries": self._entries})
-            encoded = header.encode()
-            self._handle.write(encoded + len(encoded).to_bytes(8, "big") + MAGIC)
+            # The bytes ``json.dumps`` makes of the whole header, entries copied from their file.
+            head = json.dumps({"kind": self.kind, "metadata": self.metadata, "entries": []})
+            start, end = head[: -len("]}")].encode(), b"]}"
+            self._entries.flush()
+            length = len(start) + self._entries.tell() + len(end)
+            self._handle.write(start)
+            self._entries.seek(0)
+            shutil.copyfileobj(self._entries, self._handle)
+            self._handle.write(end + length.to_bytes(8, "big") + MAGIC)
             self._handle.close()
             os.replace(self._temporary, self.path)
         finally:
@@ -158,6 +171,7 @@ class EntryWriter:
     def discard(self) -> None:
         """Drop what was written (nothing, after ``commit``)."""
         self._handle.close()
+        self._entries.close()
         self._temporary.unlink(missing_ok=True)
 
     def __enter__(self) -> EntryWriter:

@@ -42,6 +42,7 @@ from typing import NamedTuple, Protocol, TypeVar
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
+from docs_mcp.corpus.copy_map import CopyUnion, MainCopies
 
 __all__ = ["CopyFinder", "CopyGroups", "copy_groups", "declared_clusters"]
 
@@ -257,10 +258,21 @@ class CopyFinder:
     def groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
         """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies, with
         their other leads."""
+        return _merged([rank for _, rank in cluster] for cluster in self._found(declared))
+
+    def main_copies(self, declared: Iterable[tuple[str, str]] = ()) -> MainCopies:
+        """Each copy's main copy (the first of its group in ``groups``), the groups' other leads and
+        number, without the groups' lists of ids: what a build writes (``copy_map``)."""
+        union = CopyUnion(len(self._offsets) - 1)
+        for cluster in self._found(declared):
+            union.add(cluster)
+        return union.result()
+
+    def _found(self, declared: Iterable[tuple[str, str]]) -> Iterator[list[tuple[int, Rank]]]:
+        """Every cluster of copies, each member its section's number and its rank."""
         self._declared = tuple(declared)
         self._copies = frozenset(copy for copy, _ in self._declared)
         self._file.flush()
-        found: list[list[Rank]] = []
         blocks = ((_by_name, _never), (_by_place, _answers_alike))
         for (block, alike), hashes in zip(blocks, self._blocks, strict=True):
             batch: list[list[int]] = []
@@ -269,13 +281,12 @@ class CopyFinder:
                 batch.append(numbers)
                 size += len(numbers)
                 if size >= FETCH_SECTIONS:
-                    found.extend(self._clustered(batch, block, alike))
+                    yield from self._clustered(batch, block, alike)
                     batch, size = [], 0
-            found.extend(self._clustered(batch, block, alike))
-        found.extend(self._declared_clusters())
-        return _merged(found)
+            yield from self._clustered(batch, block, alike)
+        yield from self._declared_clusters()
 
-    def _declared_clusters(self) -> list[list[Rank]]:
+    def _declared_clusters(self) -> list[list[tuple[int, Rank]]]:
         """The declared copies' pairs, from the sections of the files the rules name (read back
         together: a handful of files' sections, not the corpus)."""
         if not self._declared:
@@ -285,10 +296,12 @@ class CopyFinder:
         paths = {path for pair in self._declared for path in pair}
         wanted = np.array([_hash((path,)) for path in sorted(paths)], dtype=np.int64)
         files = np.frombuffer(self._files, dtype=np.int64) if len(self._files) else np.zeros(0, np.int64)
-        sections = [self._read(number) for number in np.flatnonzero(np.isin(files, wanted)).tolist()]
-        sections = [section for section in sections if section.file_path in paths]  # a hash collision
-        pairs = declared_clusters(sections, self._declared)
-        return [[_preference(section, self._copies) for section in pair] for pair in pairs]
+        wanted_numbers = np.flatnonzero(np.isin(files, wanted)).tolist()
+        numbered = [(number, self._read(number)) for number in wanted_numbers]
+        numbered = [(n, section) for n, section in numbered if section.file_path in paths]  # a hash collision
+        number_of = {id(section): n for n, section in numbered}
+        pairs = declared_clusters([section for _, section in numbered], self._declared)
+        return [[(number_of[id(s)], _preference(s, self._copies)) for s in pair] for pair in pairs]
 
     def _read(self, number: int) -> Section:
         start, end = self._offsets[number], self._offsets[number + 1]
@@ -300,12 +313,12 @@ class CopyFinder:
         batch: list[list[int]],
         block: Callable[[Section], tuple[str, ...]],
         alike: Callable[[Section], bool],
-    ) -> list[list[Rank]]:
-        clusters: list[list[Rank]] = []
+    ) -> Iterator[list[tuple[int, Rank]]]:
         for numbers in batch:
-            for cluster in _clusters([self._read(number) for number in numbers], block, alike):
-                clusters.append([_preference(section, self._copies) for section in cluster])
-        return clusters
+            sections = [self._read(number) for number in numbers]
+            number_of = {id(section): number for section, number in zip(sections, numbers, strict=True)}
+            for cluster in _clusters(sections, block, alike):
+                yield [(number_of[id(s)], _preference(s, self._copies)) for s in cluster]
 
 
 def _shared(hashes: array[int]) -> Iterator[list[int]]:

@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from typing import Any, Literal
 from docs_mcp import __version__
 from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copy_map import MainCopies
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
 from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
 from docs_mcp.corpus.scan import ScannedFile
@@ -30,6 +31,7 @@ from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
+from docs_mcp.indexing.heap import release_free_memory
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
 from docs_mcp.indexing.rows import copy_batches, vector_batches
 from docs_mcp.indexing.spill import FileSpill
@@ -154,16 +156,14 @@ def build(options: BuildOptions) -> BuildResult:
         spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
         corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
-        found = tally.copy_groups(corpus.declared_copies)
-        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(found.groups))
+        main_copies = tally.main_copies(corpus.declared_copies)
+        release_free_memory()  # the first pass's windows and clusters: the rows' writer would add to them
+        manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=main_copies.groups)
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
-        main_copies = {cid: group[0] for group in found.groups for cid in group}
-        leads = found.other_leads
-        del found
         batch_rows = options.batch_rows or BATCH_ROWS
-        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies, leads)
+        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
         if provider is not None:  # the rows were written as their vectors came: the embedding stage
             report(BuildProgress("writing", 0, None, str(out)))
         spill.close()
@@ -272,12 +272,10 @@ def _write_rows(
     provider: CachingProvider | None,
     report: Callable[[BuildProgress], None],
     batch_rows: int,
-    main_copies: Mapping[str, str],
-    other_leads: Collection[str],
+    main_copies: MainCopies,
 ) -> None:
     """The second pass: the spilled files' rows (from the row cache, or made), each copy's main copy
-    (``main_copies``: chunk id -> its group's main copy) and whether it leads its copies
-    (``other_leads``: the leads that are not a main copy), and their vectors, into LanceDB batch by
+    and whether it leads its copies (``main_copies``), and their vectors, into LanceDB batch by
     batch, every index built once they are all in."""
     names = sorted(tally.facets())
     files: Iterable[ScannedFile] = spill
@@ -299,7 +297,7 @@ def _write_rows(
         files = vectors.files(files, batch_rows)
     schema = RowCache.schema(names, tally.urls)
     batches = row_cache.batches(files, names, tally.urls, batch_rows)
-    schema, batches = copy_batches(schema, batches, main_copies, other_leads)
+    schema, batches = copy_batches(schema, batches, main_copies)
     if vectors is not None and tally.chunks and provider is not None:
         schema, batches = vector_batches(schema, batches, vectors.take, provider.dimensions)
     write_batches(staging, schema, batches, names)

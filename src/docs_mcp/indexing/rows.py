@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -27,6 +27,8 @@ from docs_mcp.store.identifiers import split_identifiers
 
 if TYPE_CHECKING:
     import numpy as np
+
+    from docs_mcp.corpus.copy_map import MainCopies
 
     Vectors: TypeAlias = Sequence[Sequence[float]] | np.ndarray[Any, np.dtype[np.float32]]
 
@@ -134,15 +136,11 @@ def vector_batches(
 
 
 def copy_batches(
-    schema: pa.Schema,
-    batches: Iterable[pa.RecordBatch],
-    main_copies: Mapping[str, str],
-    other_leads: Collection[str] = frozenset(),
+    schema: pa.Schema, batches: Iterable[pa.RecordBatch], main_copies: MainCopies
 ) -> tuple[pa.Schema, Iterator[pa.RecordBatch]]:
     """The schema and batches of ``batches`` with ``COPY_COLUMN``, each row's main copy in
-    ``main_copies`` (chunk id -> the id of its group's main copy), null for a row with no copy, and
-    ``COPY_LEAD_COLUMN``: whether the row has no copy, is a main copy or is in ``other_leads``; one
-    batch at a time."""
+    ``main_copies``, null for a row with no copy, and ``COPY_LEAD_COLUMN``: whether the row has no
+    copy, is a main copy or is one of ``main_copies.other_leads``; one batch at a time."""
     joined_schema = schema.append(pa.field(COPY_COLUMN, pa.string(), nullable=True)).append(
         pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False)
     )
@@ -150,7 +148,8 @@ def copy_batches(
     def joined() -> Iterator[pa.RecordBatch]:
         for batch in batches:
             ids = batch.column(batch.schema.get_field_index("id")).to_pylist()
-            mains = [main_copies.get(cid) for cid in ids]
+            mains = main_copies.column(ids)
+            other_leads = main_copies.other_leads
             pairs = zip(ids, mains, strict=True)
             leads = [main is None or main == cid or cid in other_leads for cid, main in pairs]
             columns = [pa.array(mains, type=pa.string()), pa.array(leads, type=pa.bool_())]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from docs_mcp.corpus.copies import CopyFinder, CopyGroups
+from docs_mcp.corpus.copy_map import MainCopies
 from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.indexing.embed import EmbeddingPlan
 from docs_mcp.store.index_manifest import pick_example
@@ -68,3 +69,7 @@ class CorpusTally:
         """``copy_groups`` over every chunk counted, with the ``(copy, original)`` files declared,
         and the groups' other leads."""
         return self.copies.groups(declared)
+
+    def main_copies(self, declared: Iterable[tuple[str, str]] = ()) -> MainCopies:
+        """Each copy's main copy in ``copy_groups`` (its group's first), and the groups' number."""
+        return self.copies.main_copies(declared)

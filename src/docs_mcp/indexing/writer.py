@@ -13,6 +13,7 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
+from docs_mcp.indexing.heap import release_free_memory
 from docs_mcp.indexing.impacts import TokenImpacts
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.store.columns import (
@@ -91,10 +92,12 @@ def write_batches(
             raise failed[0] from None
         raise
     timeout = timedelta(minutes=10)
+    release_free_memory()  # what the writer freed: the full-text index builds would add to it
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
         # identifiers findable by their parts. Positions serve the phrase clauses of a search.
         table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
+        release_free_memory()
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
     if COPY_LEAD_COLUMN in schema.names:  # searches rank the leads, then look up a page's copies
