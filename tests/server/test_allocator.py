@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -47,3 +48,42 @@ def test_a_capped_process_shares_two_arenas_among_its_threads() -> None:
 
 def test_the_operators_malloc_arena_max_wins() -> None:
     assert _arenas("cap", MALLOC_ARENA_MAX="4") == ("False", 4)
+
+
+# 200 MB in blocks of 1 KB, all freed but the last (which keeps the heap's top in use, so free() alone
+# gives nothing back); the resident set is read before and after trim().
+TRIM_PROGRAM = """
+import ctypes
+from docs_mcp.server.startup.allocator import trim
+libc = ctypes.CDLL("libc.so.6")
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+def resident():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096 // 2**20
+blocks = [libc.malloc(1024) for _ in range(200_000)]
+for block in blocks:
+    ctypes.memset(block, 1, 1024)
+for block in blocks[:-1]:
+    libc.free(block)
+before = resident()
+print(trim(), before, resident())
+"""
+
+
+def test_trim_gives_the_freed_pages_back() -> None:
+    done = subprocess.run([sys.executable, "-c", TRIM_PROGRAM], capture_output=True, text=True, check=True)
+    trimmed, before, after = done.stdout.split()
+    assert trimmed == "True"
+    assert int(before) - int(after) > 150  # MiB of the 200 freed
+
+
+def test_a_server_trims_from_a_thread_of_its_own() -> None:
+    from docs_mcp.server.startup.allocator import trim_periodically
+
+    stop = trim_periodically(0.01)
+    assert stop is not None
+    try:
+        assert any(thread.name == "docs-mcp-trim" and thread.is_alive() for thread in threading.enumerate())
+    finally:
+        stop.set()

@@ -8,6 +8,11 @@ fixes its arena limit when a thread first needs an arena of its own, so the cap 
 server stack starts any thread. Nothing changes where the C library is not glibc (musl, macOS) or
 where ``MALLOC_ARENA_MAX`` is set: the operator's value wins.
 
+Within two arenas glibc still keeps the pages its threads freed at the top of each heap (20-26 MiB
+more at a million chunks, measured in process): ``trim_periodically`` gives them back every few
+seconds from a thread of its own, ``malloc_trim`` costing a walk of the arenas' free lists, not a
+call's time.
+
 Imports nothing heavy, so ``serve`` calls it first.
 """
 
@@ -16,10 +21,13 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import threading
+from typing import Any
 
-__all__ = ["ARENAS", "cap_arenas"]
+__all__ = ["ARENAS", "TRIM_INTERVAL_S", "cap_arenas", "trim", "trim_periodically"]
 
 ARENAS = 2
+TRIM_INTERVAL_S = 2.0
 _M_ARENA_MAX = -8  # glibc's malloc.h
 
 
@@ -35,3 +43,37 @@ def cap_arenas(arenas: int = ARENAS) -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     return bool(mallopt(_M_ARENA_MAX, arenas))
+
+
+def _libc() -> Any:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+    except OSError:
+        return None
+    return libc if hasattr(libc, "malloc_trim") else None  # musl and macOS have none
+
+
+def trim() -> bool:
+    """Return the free pages of glibc's heaps to the system; whether it could (False: not glibc).
+    Never raises."""
+    libc = _libc()
+    if libc is None:
+        return False
+    libc.malloc_trim(0)
+    return True
+
+
+def trim_periodically(interval_s: float = TRIM_INTERVAL_S) -> threading.Event | None:
+    """Start a daemon thread that calls :func:`trim` every ``interval_s`` seconds until the returned
+    event is set; None (no thread) where the C library is not glibc's. Never raises."""
+    libc = _libc()
+    if libc is None:
+        return None
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(interval_s):
+            libc.malloc_trim(0)
+
+    threading.Thread(target=run, name="docs-mcp-trim", daemon=True).start()
+    return stop

@@ -26,7 +26,7 @@ from pathlib import Path
 from docs_mcp import import_cuts
 from docs_mcp.errors import UsageError
 from docs_mcp.redact import redact
-from docs_mcp.server.startup.allocator import cap_arenas
+from docs_mcp.server.startup.allocator import cap_arenas, trim_periodically
 from docs_mcp.server.startup.collector import collector_paused
 from docs_mcp.server.startup.options import (
     OCI_SCHEME,
@@ -71,6 +71,7 @@ def serve(
     libraries, see :mod:`docs_mcp.server.hub.specs`); one bare ``REF`` is served as above.
     """
     cap_arenas()  # before the server stack starts a thread (startup/allocator.py)
+    trim_periodically()  # what the two arenas keep of freed memory, given back every few seconds
     import_cuts.install()  # before the server stack imports the MCP SDK and the load LanceDB
     options = registry or RegistryOptions()
     if options.refresh_interval is not None and not refresh_interval_allowed(options.refresh_interval):
