@@ -51,10 +51,10 @@ def test_the_operators_malloc_arena_max_wins() -> None:
 
 
 # 200 MB in blocks of 1 KB, all freed but the last (which keeps the heap's top in use, so free() alone
-# gives nothing back); the resident set is read before and after trim().
+# gives nothing back); the resident set is read before and after release_free_memory().
 TRIM_PROGRAM = """
 import ctypes
-from docs_mcp.server.startup.allocator import trim
+from docs_mcp.libc import release_free_memory
 libc = ctypes.CDLL("libc.so.6")
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
@@ -67,11 +67,11 @@ for block in blocks:
 for block in blocks[:-1]:
     libc.free(block)
 before = resident()
-print(trim(), before, resident())
+print(release_free_memory(), before, resident())
 """
 
 
-def test_trim_gives_the_freed_pages_back() -> None:
+def test_releasing_free_memory_gives_the_freed_pages_back() -> None:
     done = subprocess.run([sys.executable, "-c", TRIM_PROGRAM], capture_output=True, text=True, check=True)
     trimmed, before, after = done.stdout.split()
     assert trimmed == "True"

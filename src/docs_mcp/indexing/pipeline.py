@@ -31,12 +31,12 @@ from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
-from docs_mcp.indexing.heap import release_free_memory
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
 from docs_mcp.indexing.rows import copy_batches, vector_batches
 from docs_mcp.indexing.spill import FileSpill
 from docs_mcp.indexing.tally import CorpusTally
 from docs_mcp.indexing.writer import write_batches
+from docs_mcp.libc import release_free_memory
 from docs_mcp.store.index_manifest import (
     FORMAT_VERSION,
     MANIFEST_FILE,

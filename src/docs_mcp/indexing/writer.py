@@ -13,9 +13,9 @@ import lancedb
 import pyarrow as pa
 from lancedb.index import FTS, Bitmap, BTree, HnswSq
 
-from docs_mcp.indexing.heap import release_free_memory
 from docs_mcp.indexing.impacts import TokenImpacts
 from docs_mcp.indexing.terms import WordCounts
+from docs_mcp.libc import release_free_memory
 from docs_mcp.store.columns import (
     COPY_COLUMN,
     COPY_LEAD_COLUMN,

@@ -19,12 +19,12 @@ Imports nothing heavy, so ``serve`` calls it first.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import threading
-from typing import Any
 
-__all__ = ["ARENAS", "TRIM_INTERVAL_S", "cap_arenas", "trim", "trim_periodically"]
+from docs_mcp.libc import glibc, release_free_memory
+
+__all__ = ["ARENAS", "TRIM_INTERVAL_S", "cap_arenas", "trim_periodically"]
 
 ARENAS = 2
 TRIM_INTERVAL_S = 2.0
@@ -34,46 +34,24 @@ _M_ARENA_MAX = -8  # glibc's malloc.h
 def cap_arenas(arenas: int = ARENAS) -> bool:
     """Cap glibc's malloc arenas at ``arenas`` for this process; whether it did (False: not glibc,
     or ``MALLOC_ARENA_MAX`` set). Never raises."""
-    if "MALLOC_ARENA_MAX" in os.environ:
+    libc = glibc()
+    if "MALLOC_ARENA_MAX" in os.environ or libc is None:
         return False
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # no C library by that name, or not glibc's
-        return False
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    return bool(mallopt(_M_ARENA_MAX, arenas))
-
-
-def _libc() -> Any:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-    except OSError:
-        return None
-    return libc if hasattr(libc, "malloc_trim") else None  # musl and macOS have none
-
-
-def trim() -> bool:
-    """Return the free pages of glibc's heaps to the system; whether it could (False: not glibc).
-    Never raises."""
-    libc = _libc()
-    if libc is None:
-        return False
-    libc.malloc_trim(0)
-    return True
+    libc.mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    return bool(libc.mallopt(_M_ARENA_MAX, arenas))
 
 
 def trim_periodically(interval_s: float = TRIM_INTERVAL_S) -> threading.Event | None:
-    """Start a daemon thread that calls :func:`trim` every ``interval_s`` seconds until the returned
-    event is set; None (no thread) where the C library is not glibc's. Never raises."""
-    libc = _libc()
-    if libc is None:
+    """Start a daemon thread that calls ``libc.release_free_memory`` every ``interval_s`` seconds
+    until the returned event is set; None (no thread) where the C library is not glibc's. Never
+    raises."""
+    if glibc() is None:
         return None
     stop = threading.Event()
 
     def run() -> None:
         while not stop.wait(interval_s):
-            libc.malloc_trim(0)
+            release_free_memory()
 
     threading.Thread(target=run, name="docs-mcp-trim", daemon=True).start()
     return stop
