@@ -80,10 +80,7 @@ def write_batches(
             raise failed[0] from None
         raise
     timeout = timedelta(minutes=10)
-    for column in FTS_COLUMNS:
-        # Native BM25; English stemming and stop words suit the prose, and the split column makes
-        # identifiers findable by their parts. Positions serve the phrase clauses of a search.
-        table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
+    write_fts_indexes(table)
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
     for name in facet_names:
@@ -101,3 +98,14 @@ def write_batches(
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
         for written in (table, terms, bounds):
             written.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+
+def write_fts_indexes(table: lancedb.table.Table) -> None:
+    """Build the full-text index of each of ``FTS_COLUMNS`` over every row of ``table``, replacing any
+    (an update in place: ``indexing.in_place``). Raises what LanceDB raises."""
+    for column in FTS_COLUMNS:
+        # Native BM25; English stemming and stop words suit the prose, and the split column makes
+        # identifiers findable by their parts. Positions serve the phrase clauses of a search.
+        table.create_index(
+            column, config=FTS(with_position=True), replace=True, wait_timeout=timedelta(minutes=10)
+        )
