@@ -13,6 +13,9 @@ from pathlib import Path
 import lancedb
 import pytest
 
+from docs_mcp.corpus import copy_changes
+from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copy_changes import CopyState
 from docs_mcp.indexing import incremental, terms
 from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from docs_mcp.search.index import DocsIndex
@@ -239,9 +242,19 @@ def _copy_of(out: Path) -> dict[str, object]:
     return {str(row["id"]): row["copy_of"] for row in _rows(out) if "retryconfig" in str(row["id"])}
 
 
-def test_an_edit_that_changes_other_files_copies_rewrites_their_rows_too(tmp_path: Path) -> None:
+def test_an_edit_that_changes_other_files_copies_rewrites_their_rows_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The ``copy_of`` column of a page's copies names its group's main copy: an edit of the main
-    copy (no copy any more), an added copy and a removed one change rows of files not edited."""
+    copy (no copy any more), an added copy and a removed one change rows of files not edited. The
+    groups are regrouped from the last build's (``corpus/copy_changes.py``), as a full build finds."""
+    regrouped: list[set[str]] = []
+
+    def counted(finder: CopyFinder, previous: CopyState, changed: set[str]) -> list[list[str]]:
+        regrouped.append(changed)
+        return copy_changes.regroup(finder, previous, changed)
+
+    monkeypatch.setattr(incremental, "regroup", counted)
     docs = write_docs(tmp_path / "docs", {**_pages(200), MAIN: RETRY, AZURE: RETRY})  # 10%: 60 rows
     out = tmp_path / "out"
     build(BuildOptions(docs_dir=docs, out=out))
@@ -270,6 +283,7 @@ def test_an_edit_that_changes_other_files_copies_rewrites_their_rows_too(tmp_pat
         assert _terms(out) == _terms(fresh_dir)
         shutil.rmtree(fresh_dir)
         shutil.rmtree(tmp_path / "fresh-cache")
+    assert len(regrouped) == len(steps)  # every rebuild into OUT (the fresh builds compare in full)
     # Each step changed the rows of GCP, a file it did not touch (but the first).
     gcp = [found[f"{GCP}#retryconfig/fields"] for found in seen]
     assert gcp == [main_fields, main_fields, None, main_fields, None, main_fields]

@@ -34,12 +34,12 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 
-__all__ = ["CopyFinder", "copy_groups", "declared_clusters"]
+__all__ = ["CopyFinder", "Rank", "copy_groups", "declared_clusters", "key_hash", "merged_groups"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -165,10 +165,10 @@ def copy_groups(chunks: Iterable[Chunk], declared: Iterable[tuple[str, str]] = (
         *_clusters(usable, _by_place, _answers_alike),
         *declared_clusters(usable, declared),
     )
-    return _merged([_preference(chunk, copies) for chunk in cluster] for cluster in found)
+    return merged_groups([_preference(chunk, copies) for chunk in cluster] for cluster in found)
 
 
-def _merged(clusters: Iterable[list[Rank]]) -> list[list[str]]:
+def merged_groups(clusters: Iterable[list[Rank]]) -> list[list[str]]:
     """The groups of ``clusters`` (each its members' rank, which ends with the id) merged where
     they share a section: ids in rank order, groups in id order."""
     group_of: dict[str, list[Rank]] = {}
@@ -187,7 +187,8 @@ def _merged(clusters: Iterable[list[Rank]]) -> list[list[str]]:
 FETCH_SECTIONS = 4096
 
 
-def _hash(key: tuple[str, ...]) -> int:
+def key_hash(key: tuple[str, ...]) -> int:
+    """A stable signed 64-bit hash of ``key`` (a block's, a path's or an id's)."""
     digest = hashlib.blake2b("\0".join(key).encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
@@ -205,6 +206,7 @@ class CopyFinder:
         self._offsets = array("q", [0])  # where each section set aside starts, and the end
         self._blocks = (array("q"), array("q"))  # by name, by place
         self._files = array("q")  # each section's file path, hashed: finds the declared ones
+        self._ids = array("q")  # each section's id, hashed: finds a group's members (copy_changes.py)
         self._declared: tuple[tuple[str, str], ...] = ()  # set by ``groups``
         self._copies: frozenset[str] = frozenset()
 
@@ -227,9 +229,10 @@ class CopyFinder:
         data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
         self._file.write(data)
         self._offsets.append(self._offsets[-1] + len(data))
-        self._blocks[0].append(_hash(_by_name(section)))
-        self._blocks[1].append(_hash(_by_place(section)))
-        self._files.append(_hash((section.file_path,)))
+        self._blocks[0].append(key_hash(_by_name(section)))
+        self._blocks[1].append(key_hash(_by_place(section)))
+        self._files.append(key_hash((section.file_path,)))
+        self._ids.append(key_hash((section.id,)))
 
     def groups(self, declared: Iterable[tuple[str, str]] = ()) -> list[list[str]]:
         """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies."""
@@ -249,7 +252,23 @@ class CopyFinder:
                     batch, size = [], 0
             found.extend(self._clustered(batch, block, alike))
         found.extend(self._declared_clusters())
-        return _merged(found)
+        return merged_groups(found)
+
+    def hashes(self) -> dict[str, Any]:
+        """Per section added, in order, its block hashes (``name``, ``place``) and the hashes of its
+        file path (``files``) and id (``ids``), as int64 arrays: what ``copy_changes`` keeps."""
+        import numpy as np
+
+        named = zip(("name", "place", "files", "ids"), (*self._blocks, self._files, self._ids), strict=True)
+        return {name: np.array(values, dtype=np.int64) for name, values in named}
+
+    def block_clusters(self, numbers: Iterable[int], by_place: bool) -> list[list[Rank]]:
+        """The clusters ``groups`` finds among the sections ``numbers`` (those of one or more blocks of
+        one blocking: ``by_place`` or by name), as ranks; no declared copies."""
+        block, alike = (_by_place, _answers_alike) if by_place else (_by_name, _never)
+        self._file.flush()
+        sections = [self._read(number) for number in numbers]
+        return [[_preference(section) for section in found] for found in _clusters(sections, block, alike)]
 
     def _declared_clusters(self) -> list[list[Rank]]:
         """The declared copies' pairs, from the sections of the files the rules name (read back
@@ -259,7 +278,7 @@ class CopyFinder:
         import numpy as np
 
         paths = {path for pair in self._declared for path in pair}
-        wanted = np.array([_hash((path,)) for path in sorted(paths)], dtype=np.int64)
+        wanted = np.array([key_hash((path,)) for path in sorted(paths)], dtype=np.int64)
         files = np.frombuffer(self._files, dtype=np.int64) if len(self._files) else np.zeros(0, np.int64)
         sections = [self._read(number) for number in np.flatnonzero(np.isin(files, wanted)).tolist()]
         sections = [section for section in sections if section.file_path in paths]  # a hash collision

@@ -27,13 +27,15 @@ import json
 import logging
 import os
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import lancedb
 
+from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copy_changes import CopyState, regroup
 from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.indexing.row_cache import row_key, rows_fingerprint
 from docs_mcp.indexing.writer import EXACT_VECTOR_SEARCH_MAX_ROWS
@@ -46,7 +48,10 @@ __all__ = [
     "STATE_FILE",
     "FileLedger",
     "Update",
+    "changed_files",
     "copy_digests",
+    "copy_groups",
+    "keep_copy_state",
     "plan",
     "record",
 ]
@@ -117,6 +122,7 @@ class _Record:
     files: dict[str, tuple[str, int]]  # path -> (row key and copy digest, rows)
     rewritten: int
     updates: int
+    copy_state: str | None  # the digest of the copy groups' state the build kept (copy_changes.py)
 
 
 def _file_key(key: str, copies: str | None) -> str:
@@ -148,6 +154,7 @@ def _read_state(cache_dir: Path) -> _Record | None:
             files={str(path): (str(key), int(count)) for path, key, count in data["files"]},
             rewritten=int(data["rewritten"]),
             updates=int(data["updates"]),
+            copy_state=data.get("copy_state"),
         )
     except FileNotFoundError:
         return None
@@ -172,6 +179,18 @@ def _schema_of(manifest: IndexManifest, urls: bool) -> dict[str, Any]:
         "urls": urls,
         "embedding": [embedding.provider, embedding.model, embedding.dimensions] if embedding else None,
     }
+
+
+def changed_files(cache_dir: Path, ledger: FileLedger) -> tuple[set[str], str] | None:
+    """The paths of the files edited, added or removed since the last build into ``cache_dir`` (by
+    their rows' keys), and the digest of the copy groups' state that build kept; None without a
+    record of it, or of its state."""
+    state = _read_state(cache_dir)
+    if state is None or state.copy_state is None or state.fingerprint != rows_fingerprint():
+        return None
+    recorded = {path: key.partition("|")[0] for path, (key, _) in state.files.items()}
+    changed = {path for path, (key, _, _) in ledger.files.items() if recorded.get(path) != key}
+    return changed | (recorded.keys() - ledger.files.keys()), state.copy_state
 
 
 def plan(
@@ -251,10 +270,12 @@ def record(
     manifest: IndexManifest,
     urls: bool,
     update: Update | None,
+    copy_state: str | None = None,
 ) -> None:
     """Record in ``cache_dir`` what the index just swapped in at ``out`` holds, for the next build's
-    ``plan`` (``update``: the update that made it; None: a full build). Never raises: a record that
-    cannot be written makes the next build a full one (logged)."""
+    ``plan`` (``update``: the update that made it; None: a full build), with the digest of the copy
+    groups' state it kept (``copy_state``). Never raises: a record that cannot be written makes the
+    next build a full one (logged)."""
     found = _table_version(out)
     state = {
         "format": _FORMAT,
@@ -269,6 +290,7 @@ def record(
         ],
         "rewritten": update.rewritten if update else 0,
         "updates": update.updates if update else 0,
+        "copy_state": copy_state,
     }
     path = cache_dir / STATE_FILE
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
@@ -279,3 +301,40 @@ def record(
     except OSError as error:
         log.warning("could not record the index in %s (%s); the next build is a full one", path, error)
         temporary.unlink(missing_ok=True)
+
+
+# The copy groups' state a build keeps for the next one's (corpus/copy_changes.py), in the cache.
+COPY_STATE_FILE = "copies.npz"
+
+
+def copy_groups(
+    cache_dir: Path,
+    ledger: FileLedger,
+    finder: CopyFinder,
+    declared: Sequence[tuple[str, str]],
+    full: bool,
+) -> tuple[list[list[str]], CopyState]:
+    """The copy groups of the sections ``finder`` holds: from the last build's, regrouping only what
+    the changed files reach (``copy_changes.regroup``), when the cache holds that build's record and
+    state, no copies are ``declared`` and the build is not ``full``; else compared in full. With the
+    state to keep for the next build."""
+    changed = None if full or declared else changed_files(cache_dir, ledger)
+    previous = CopyState.load(cache_dir / COPY_STATE_FILE, changed[1]) if changed is not None else None
+    if changed is not None and previous is not None:
+        groups = regroup(finder, previous, changed[0])
+    else:
+        groups = finder.groups(declared)
+    return groups, CopyState(finder.hashes(), groups)
+
+
+def keep_copy_state(cache_dir: Path, state: CopyState) -> str | None:
+    """Keep ``state`` in the cache; its digest, or None when it cannot be written (the next build
+    compares its copies in full: logged)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        return state.save(cache_dir / COPY_STATE_FILE)
+    except OSError as error:
+        log.warning(
+            "could not keep the copy groups in %s (%s); the next build compares them all", cache_dir, error
+        )
+        return None

@@ -161,13 +161,14 @@ def build(options: BuildOptions) -> BuildResult:
         tally = CorpusTally(copies, _plan(provider))
         corpus = _scan(options, chunk_cache, spill, tally, ledger, report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
-        groups = tally.copy_groups(corpus.declared_copies)
+        # From the last build's groups when the cache holds them: regrouped where the edits reach.
+        declared = corpus.declared_copies
+        groups, copy_state = incremental.copy_groups(cache_dir, ledger, tally.copies, declared, options.full)
         manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=len(groups))
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
         main_copies = {cid: group[0] for group in groups for cid in group}
-        del groups
         # An edit rewrites only the rows it changes when the index at OUT is the one the last build wrote.
         copy_digests = incremental.copy_digests(main_copies)
         update = (
@@ -187,7 +188,8 @@ def build(options: BuildOptions) -> BuildResult:
         copies.close()
         swap_in(staging, out)
         _save_caches(chunk_cache, row_cache)
-        incremental.record(cache_dir, out, ledger, copy_digests, manifest, tally.urls, update)
+        kept = incremental.keep_copy_state(cache_dir, copy_state)
+        incremental.record(cache_dir, out, ledger, copy_digests, manifest, tally.urls, update, kept)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
         if not _disk_full(error):
             raise
