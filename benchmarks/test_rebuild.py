@@ -23,7 +23,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from testkit.evaldata_sets import materialize_sdk_copies
 
-pytestmark = pytest.mark.timeout(1800)
+pytestmark = pytest.mark.timeout(3600)
 
 
 def _size(path: Path, pattern: str = "*") -> int:
@@ -175,7 +175,8 @@ def test_one_edited_file_against_a_full_build(
     def median(runs: list[tuple[BuildResult, float, float, float]], at: int) -> float:
         return sorted(run[at] for run in runs)[len(runs) // 2]
 
-    benchmark.pedantic(paired_round, rounds=3, iterations=1)
+    # Two rounds at 100k: on a loaded 2-core machine three took past the half hour.
+    benchmark.pedantic(paired_round, rounds=3 if copies == 1 else 2, iterations=1)
     assert all(run[0].incremental and run[0].files_rechunked == 1 for run in updates), updates
     info = {
         "chunks": first.chunk_count,
