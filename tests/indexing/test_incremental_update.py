@@ -255,11 +255,21 @@ def test_an_edit_that_changes_other_files_copies_rewrites_their_rows_too(
         return copy_changes.regroup(finder, previous, changed)
 
     monkeypatch.setattr(incremental, "regroup", counted)
-    docs = write_docs(tmp_path / "docs", {**_pages(200), MAIN: RETRY, AZURE: RETRY})  # 10%: 60 rows
+    # A page of one untitled section: its chunk id is its path (no "#"); a copy too.
+    usage = "Call the client with your API key and read the result.\n"
+    pages = {
+        **_pages(200),
+        MAIN: RETRY,
+        AZURE: RETRY,
+        "sdk/USAGE.md": usage,
+        "sdk/packages/azure/USAGE.md": usage,
+    }
+    docs = write_docs(tmp_path / "docs", pages)  # 10% of the rows: 60
     out = tmp_path / "out"
     build(BuildOptions(docs_dir=docs, out=out))
     main_fields = f"{MAIN}#retryconfig/fields"
     assert _copy_of(out)[f"{AZURE}#retryconfig/fields"] == main_fields  # a group: its rows say so
+    assert {row["id"]: row["copy_of"] for row in _rows(out)}["sdk/packages/azure/USAGE.md"] == "sdk/USAGE.md"
     gcp_copy = docs / GCP
     gcp_copy.parent.mkdir(parents=True)
     steps: list[Callable[[], object]] = [

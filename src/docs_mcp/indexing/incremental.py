@@ -83,13 +83,15 @@ class FileLedger:
         return sum(rows for _, rows, _ in self.files.values())
 
 
-def copy_digests(main_copies: Mapping[str, str]) -> dict[str, str]:
+def copy_digests(main_copies: Mapping[str, str], ledger: FileLedger) -> dict[str, str]:
     """Per file holding a copy (``main_copies``: chunk id -> its group's main copy), a digest of its
-    chunks' ``copy_of`` values; a file without any has none. A chunk id is ``<file path>#<slug>``, and
-    slugs hold no ``#``."""
+    chunks' ``copy_of`` values; a file without any has none. A chunk id is ``<file path>#<slug>``
+    (slugs hold no ``#``), or the file's path alone for a page of one untitled section."""
     by_file: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for chunk_id, main in main_copies.items():
-        by_file[chunk_id.rpartition("#")[0]].append((chunk_id, main))
+        head = chunk_id.rpartition("#")[0]
+        path = chunk_id if head not in ledger.files and chunk_id in ledger.files else head
+        by_file[path].append((chunk_id, main))
     return {
         path: hashlib.sha256(json.dumps(sorted(pairs)).encode()).hexdigest()[:32]
         for path, pairs in by_file.items()

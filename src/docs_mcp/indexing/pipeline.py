@@ -170,7 +170,7 @@ def build(options: BuildOptions) -> BuildResult:
             report(BuildProgress("writing", 0, None, str(out)))
         main_copies = {cid: group[0] for group in groups for cid in group}
         # An edit rewrites only the rows it changes when the index at OUT is the one the last build wrote.
-        copy_digests = incremental.copy_digests(main_copies)
+        copy_digests = incremental.copy_digests(main_copies, ledger)
         update = (
             None
             if options.full
