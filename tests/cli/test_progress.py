@@ -81,7 +81,9 @@ def test_a_rebuild_says_how_many_chunks_the_cache_spared(
     first = capsys.readouterr().err
     chunks = int(re.search(r"chunks: (\d+)", first)[1])  # type: ignore[index]
     assert f"embedding: {chunks} to embed, 0 cached" in first
-    assert main(args) == 0
+    assert main([*args, "--full"]) == 0
     again = capsys.readouterr().err
     assert f"embedding: 0 to embed, {chunks} cached" in again
     assert "embedded" not in again  # nothing was
+    assert main(args) == 0  # an update: the index keeps every row, nothing to look up
+    assert f"embedding: 0 to embed, 0 cached, {chunks} kept in the index" in capsys.readouterr().err

@@ -1,7 +1,8 @@
 """Issue 19: a build that filled the disk ended in a LanceDB traceback (the old index did stay). Now it
 is one line naming the folder, exit 1, and the previous index still answers. The disk is a real
 4 MiB tmpfs, mounted in a private mount namespace of the test's own (``unshare``), so nothing else
-sees it; where that is not permitted the test skips."""
+sees it; where that is not permitted the test skips. The rebuild is ``--full``: an update of unchanged
+docs (``indexing/incremental.py``) hard-links the old index and needs next to no space."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ docs_mcp() { "$PYTHON" -m docs_mcp "$@"; }
 docs_mcp build --docs-dir "$1/docs" --out "$1/out" --quiet > /dev/null
 head -c $(( $(df --output=avail -B1 "$1" | tail -1) - 20000 )) /dev/zero > "$1/filler" || true
 set +e
-docs_mcp build --docs-dir "$1/docs" --out "$1/out" --quiet
+docs_mcp build --docs-dir "$1/docs" --out "$1/out" --quiet --full
 echo "build exit $?"
 docs_mcp search --index "$1/out" "refund a payment" --limit 1 > /dev/null && echo "old index answers"
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from load_support import Load
+from load_support import Load, call
 from mcp import Client
 from server_support import start_http_server, stop
 
@@ -106,3 +106,40 @@ def test_a_rebuild_that_cannot_be_opened_keeps_the_previous_index(
     assert ready.live.acquire() is before  # logged, not raised; and not retried on every request
     assert ready.live.acquire() is before
     assert ready.live.swaps == 0
+
+
+def test_a_served_folder_updated_in_place_under_load_fails_no_request(
+    examples_docs: Path, tmp_path: Path
+) -> None:
+    """Issue 34: a rebuild after one edit updates the index (indexing/incremental.py) rather than
+    writing it anew; the server answers throughout, then from the updated index."""
+    docs = shutil.copytree(examples_docs, tmp_path / "docs")
+    for n in range(60):  # enough rows that one edited page is an incremental update
+        (docs / "topics").mkdir(exist_ok=True)
+        (docs / "topics" / f"t{n:02d}.md").write_text(f"# Topic {n}\n\n## Notes\n\nNotes on topic {n}.\n")
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=docs, out=out))
+    server = start_http_server(out)
+    load = Load(server.url, workers=4).start()
+    try:
+        for n in range(3):
+            page = docs / "topics" / f"t{n:02d}.md"
+            page.write_text(page.read_text() + f"\n## Quokka {n}\n\nThe quokka counted {n} zebras.\n")
+            assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+            identity = DocsIndex.open(out).identity
+            deadline = time.monotonic() + 30
+            while httpx.get(f"{server.base}/healthz").json()["index"] != identity:
+                assert time.monotonic() < deadline, "the server never reopened the updated folder"
+                time.sleep(0.05)  # no event to await across processes: poll the health endpoint
+        found = call(server.url, "search_docs", {"query": "quokka counted zebras"})
+        calls_before_stop = load.calls
+    finally:
+        load.stop()
+        stop(server)
+    assert load.failures == []
+    assert calls_before_stop > 20
+    assert {hit["file"] for hit in found["structuredContent"]["hits"]} == {
+        "topics/t00.md",
+        "topics/t01.md",
+        "topics/t02.md",
+    }

@@ -36,6 +36,10 @@ from docs_mcp.parse.strategy import Strategy
 log = logging.getLogger(__name__)
 
 CHUNK_CACHE_FILE = "chunks.entries"
+# The key's stage of an entry holding a page's chunks with their kinds (``chunk.kinds.with_kinds``, a
+# function of the chunks alone, its code in the fingerprint): a plain page's, which nothing changes
+# between chunking and kinds.
+KINDS_STAGE = "kinds"
 _FORMAT = "docs-mcp chunk cache 2"
 # The classes an entry may hold: decoding builds these from their fields, nothing else.
 _CLASSES: dict[str, type[Any]] = {
@@ -59,9 +63,10 @@ def code_fingerprint() -> bytes:
     return digest.digest()
 
 
-def file_key(path: str, text: str, settings: FileSettings) -> str:
-    """The hex key of chunking ``text`` at ``path`` under ``settings``."""
-    digest = hashlib.sha256(code_fingerprint())
+def file_key(path: str, text: str, settings: FileSettings, stage: str = "") -> str:
+    """The hex key of chunking ``text`` at ``path`` under ``settings``; ``stage`` names what more the
+    cached entry holds (``KINDS_STAGE``: its sections' kinds recognised too)."""
+    digest = hashlib.sha256(code_fingerprint() + stage.encode())
     encoded_path = path.encode("utf-8", "surrogatepass")
     settings_repr = repr(settings).encode("utf-8", "surrogatepass")
     for part in (encoded_path, settings_repr):

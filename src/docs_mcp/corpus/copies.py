@@ -38,13 +38,13 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
-from typing import NamedTuple, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
-from docs_mcp.corpus.copy_map import CopyUnion, MainCopies
+from docs_mcp.corpus.copy_map import CopyUnion, Grouping, MainCopies
 
-__all__ = ["CopyFinder", "CopyGroups", "copy_groups", "declared_clusters"]
+__all__ = ["CopyFinder", "CopyGroups", "Rank", "copy_groups", "declared_clusters", "key_hash"]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -133,7 +133,7 @@ def _preference(chunk: Section, declared: frozenset[str] = frozenset()) -> Rank:
     # shallowest, then by id.
     path = chunk.file_path.lower()
     flags = 10 * (chunk.file_path in declared) + ("/packages/" in f"/{path}") + ("-pypi" in path)
-    return flags, path.count("/"), chunk.id, _hash(_facets(chunk))
+    return flags, path.count("/"), chunk.id, key_hash(_facets(chunk))
 
 
 def _clusters(
@@ -211,15 +211,17 @@ def _merged(clusters: Iterable[list[Rank]]) -> CopyGroups:
 FETCH_SECTIONS = 4096
 
 
-def _hash(key: tuple[str, ...]) -> int:
+def key_hash(key: tuple[str, ...]) -> int:
+    """A stable signed 64-bit hash of ``key`` (a block's, a path's or an id's)."""
     digest = hashlib.blake2b("\0".join(key).encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
 class CopyFinder:
     """``copy_groups`` over a corpus too large to hold (a build's). ``add`` keeps of each section a
-    hash of each of its two blocks (16 bytes) and sets the section aside in a temporary file in
-    ``directory`` (what comparing reads of it: ids, headings, facets, markdown); ``groups`` reads
+    hash of each of its two blocks, of its file path and of its id (32 bytes) and sets the section
+    aside in a temporary file in ``directory`` (what comparing reads of it: ids, headings, facets,
+    markdown); ``groups`` reads
     back the sections of blocks with two members or more, a few thousand at a time, and clusters them
     exactly as ``copy_groups`` (each block is checked by its full key, so a hash collision only costs
     a read). ``close`` (or the end of a ``with`` block) deletes the file. Raises ``OSError``."""
@@ -229,6 +231,7 @@ class CopyFinder:
         self._offsets = array("q", [0])  # where each section set aside starts, and the end
         self._blocks = (array("q"), array("q"))  # by name, by place
         self._files = array("q")  # each section's file path, hashed: finds the declared ones
+        self._ids = array("q")  # each section's id, hashed: an update's sections against the last build's
         self._declared: tuple[tuple[str, str], ...] = ()  # set by ``groups``
         self._copies: frozenset[str] = frozenset()
 
@@ -251,9 +254,10 @@ class CopyFinder:
         data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
         self._file.write(data)
         self._offsets.append(self._offsets[-1] + len(data))
-        self._blocks[0].append(_hash(_by_name(section)))
-        self._blocks[1].append(_hash(_by_place(section)))
-        self._files.append(_hash((section.file_path,)))
+        self._blocks[0].append(key_hash(_by_name(section)))
+        self._blocks[1].append(key_hash(_by_place(section)))
+        self._files.append(key_hash((section.file_path,)))
+        self._ids.append(key_hash((section.id,)))
 
     def groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
         """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies, with
@@ -263,10 +267,29 @@ class CopyFinder:
     def main_copies(self, declared: Iterable[tuple[str, str]] = ()) -> MainCopies:
         """Each copy's main copy (the first of its group in ``groups``), the groups' other leads and
         number, without the groups' lists of ids: what a build writes (``copy_map``)."""
+        return self.grouping(declared).main_copies()
+
+    def grouping(self, declared: Iterable[tuple[str, str]] = ()) -> Grouping:
+        """The groups of ``main_copies`` per section added, numbered as added."""
         union = CopyUnion(len(self._offsets) - 1)
         for cluster in self._found(declared):
             union.add(cluster)
-        return union.result()
+        return union.grouping()
+
+    def hashes(self) -> dict[str, Any]:
+        """Per section added, in order, its block hashes (``name``, ``place``) and the hashes of its
+        file path (``files``) and id (``ids``), as int64 arrays: what ``copy_changes`` keeps."""
+        import numpy as np
+
+        named = zip(("name", "place", "files", "ids"), (*self._blocks, self._files, self._ids), strict=True)
+        return {name: np.frombuffer(values, dtype=np.int64).copy() for name, values in named}
+
+    def block_clusters(self, numbers: Sequence[int], by_place: bool) -> Iterator[list[tuple[int, Rank]]]:
+        """The clusters ``grouping`` finds among the sections ``numbers`` (one block of one blocking:
+        ``by_place`` or by name), each member its number and rank; no declared copies."""
+        block, alike = (_by_place, _answers_alike) if by_place else (_by_name, _never)
+        self._file.flush()
+        return self._clustered([list(numbers)], block, alike)
 
     def _found(self, declared: Iterable[tuple[str, str]]) -> Iterator[list[tuple[int, Rank]]]:
         """Every cluster of copies, each member its section's number and its rank."""
@@ -294,7 +317,7 @@ class CopyFinder:
         import numpy as np
 
         paths = {path for pair in self._declared for path in pair}
-        wanted = np.array([_hash((path,)) for path in sorted(paths)], dtype=np.int64)
+        wanted = np.array([key_hash((path,)) for path in sorted(paths)], dtype=np.int64)
         files = np.frombuffer(self._files, dtype=np.int64) if len(self._files) else np.zeros(0, np.int64)
         wanted_numbers = np.flatnonzero(np.isin(files, wanted)).tolist()
         numbered = [(number, self._read(number)) for number in wanted_numbers]

@@ -7,7 +7,8 @@ section are one group, as ``copies.copy_groups`` merges them) and keeps each gro
 main copy. ``MainCopies`` answers a batch of chunk ids from sorted 128-bit hashes of the members'
 ids (a hash names one id among a million with a chance of about 1e-27 of another), and the group's
 other leads (``copies.CopyGroups.other_leads``): per group, the best rank of each combination of facet
-values its members hold, so usually one rank a group.
+values its members hold, so usually one rank a group. ``Grouping`` is the same per section set aside
+(its group's number), which an update keeps for the next build (``copy_changes``).
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from __future__ import annotations
 import hashlib
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CopyUnion", "MainCopies"]
+__all__ = ["CopyUnion", "Grouping", "MainCopies", "id_hash"]
 
 # As copies.Rank: the member first in a group has the least, the id third, its facet values' hash last.
 Rank = tuple[int, int, str, int]
 
 
-def _id_hash(chunk_id: str) -> tuple[int, int]:
+def id_hash(chunk_id: str) -> tuple[int, int]:
+    """The 128-bit hash of ``chunk_id``, as its high and low 64 bits."""
     digest = hashlib.blake2b(chunk_id.encode("utf-8", "surrogatepass"), digest_size=16).digest()
     return int.from_bytes(digest[:8], "big"), int.from_bytes(digest[8:], "big")
 
@@ -51,7 +54,7 @@ class MainCopies:
         """The main copy of each of ``ids``, None for a chunk that is no copy."""
         if not ids or not len(self._high):
             return [None] * len(ids)
-        hashes = [_id_hash(chunk_id) for chunk_id in ids]
+        hashes = [id_hash(chunk_id) for chunk_id in ids]
         highs = np.array([high for high, _ in hashes], dtype=np.uint64)
         starts = np.searchsorted(self._high, highs).tolist()
         found: list[str | None] = []
@@ -65,6 +68,25 @@ class MainCopies:
                 at += 1
             found.append(main)
         return found
+
+
+@dataclass(frozen=True)
+class Grouping:
+    """The copy groups over the sections set aside, numbered: per section its group's number (-1 for a
+    section that is no copy) and, for a copy, the 128-bit hash of its id (``id_hash``); per group its
+    main copy and its other leads."""
+
+    group: np.ndarray  # int32, per section
+    high: np.ndarray  # uint64, per section (0 for no copy)
+    low: np.ndarray
+    mains: list[str]
+    leads: list[list[str]]
+
+    def main_copies(self) -> MainCopies:
+        """Each copy's main copy, by chunk id."""
+        copies = self.group >= 0
+        other_leads = frozenset(lead for leads in self.leads for lead in leads)
+        return MainCopies(self.high[copies], self.low[copies], self.group[copies], self.mains, other_leads)
 
 
 class CopyUnion:
@@ -93,7 +115,7 @@ class CopyUnion:
         for number, rank in cluster:
             if not self._member[number]:
                 self._member[number] = True
-                self._high[number], self._low[number] = _id_hash(rank[2])
+                self._high[number], self._low[number] = id_hash(rank[2])
             root = self._root(number)
             here = best.pop(root, {})
             if joined is None:
@@ -105,21 +127,25 @@ class CopyUnion:
 
     def result(self) -> MainCopies:
         """Each member's main copy; the union is spent."""
+        return self.grouping().main_copies()
+
+    def grouping(self) -> Grouping:
+        """The groups, numbered in the order of their first section; the union is spent."""
         numbers = np.flatnonzero(self._member)
         groups: dict[int, int] = {}
         mains: list[str] = []
-        leads: set[str] = set()
-        group = np.empty(len(numbers), dtype=np.int32)
-        for at, number in enumerate(numbers.tolist()):
+        leads: list[list[str]] = []
+        group = np.full(len(self._member), -1, dtype=np.int32)
+        for number in numbers.tolist():
             root = self._root(number)
             index = groups.get(root)
             if index is None:
                 index = groups[root] = len(mains)
                 ranks = sorted(self._best[root].values())
                 mains.append(ranks[0][2])
-                leads.update(rank[2] for rank in ranks[1:])
-            group[at] = index
-        found = MainCopies(self._high[numbers], self._low[numbers], group, mains, frozenset(leads))
+                leads.append([rank[2] for rank in ranks[1:]])
+            group[number] = index
+        found = Grouping(group, self._high, self._low, mains, leads)
         self._parent, self._best = array("q"), {}
         return found
 

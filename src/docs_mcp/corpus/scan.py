@@ -22,7 +22,7 @@ from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile, chunk_file
 from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.chunk.kinds import with_kinds
-from docs_mcp.corpus.chunk_cache import ChunkCache, file_key
+from docs_mcp.corpus.chunk_cache import KINDS_STAGE, ChunkCache, file_key
 from docs_mcp.corpus.copy_rules import declared_rules
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, parse_manifest
 from docs_mcp.corpus.facets import SettingsResolver, check_declarations, facets_of
@@ -229,7 +229,13 @@ class CorpusScan:
         pages, cache = self.pages, self.cache
         # A page of API entries read from source is cut per entry unless it declares otherwise.
         jobs: list[Job] = [(text, path, self._settings(path)) for text, path in texts]
-        keys = [file_key(path, text, settings) for text, path, settings in jobs] if cache is not None else []
+        # A plain page's cached entry holds its chunks with their kinds: a hit is finished as it is.
+        stage = KINDS_STAGE if pages is None else ""
+        keys = (
+            [file_key(path, text, settings, stage) for text, path, settings in jobs]
+            if cache is not None
+            else []
+        )
         cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
         misses = [job for job, hit in zip(jobs, cached, strict=True) if hit is None]
         if pool is None and worker_count(self._workers, len(misses)) > 1:
@@ -243,6 +249,8 @@ class CorpusScan:
         for index, hit in enumerate(cached):
             chunked = hit if hit is not None else next(fresh)
             key = keys[index] if cache is not None else ""
+            if hit is None and pages is None:
+                chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
             if cache is not None and hit is None:
                 cache.put(key, chunked)
             if on_file is not None:
@@ -255,7 +263,7 @@ class CorpusScan:
                 urls = {
                     chunk.id: pages.urls.pop(chunk.id) for chunk in chunked.chunks if chunk.id in pages.urls
                 }
-            chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
+                chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
             self._gather(chunked)
             yield ScannedFile(chunked, key, urls)
         return pool

@@ -2,7 +2,8 @@
 
 The index is written into a private staging folder beside ``OUT`` and swapped in at the end
 (an atomic exchange on Linux, see ``docs_mcp.store.swap``), so an interrupted or failed build leaves
-the previous index untouched and usable, and a validation error writes nothing at all.
+the previous index untouched and usable, and a validation error writes nothing at all. A rebuild
+into the index the last build wrote rewrites only the changed files' rows (``indexing.incremental``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
+from docs_mcp.indexing import in_place, incremental
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
@@ -79,6 +81,7 @@ class BuildOptions:
     progress: Callable[[BuildProgress], None] | None = None
     # Rows written (and chunks embedded) at once: what sets the build's memory. None: BATCH_ROWS.
     batch_rows: int | None = None
+    full: bool = False  # write the whole index even where an update in place would do (incremental.py)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,7 @@ class BuildResult:
     files_rechunked: int = 0  # files not in the chunk cache of the last build (all of them the first time)
     cache_dir: Path | None = None  # the rebuild cache this build read and wrote
     cache_damaged: int = 0  # cached entries that failed their checks and were made again
+    incremental: bool = False  # only the changed files' rows were rewritten (indexing/incremental.py)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-ready data (``docs-mcp build --json``)."""
@@ -114,6 +118,7 @@ class BuildResult:
             "files_rechunked": self.files_rechunked,
             "cache_dir": str(self.cache_dir) if self.cache_dir else None,
             "cache_damaged": self.cache_damaged,
+            "incremental": self.incremental,
             "seconds": round(self.seconds, 3),
             "warnings": [finding.to_dict() for finding in self.warnings],
         }
@@ -154,23 +159,41 @@ def build(options: BuildOptions) -> BuildResult:
     copies: CopyFinder | None = None
     try:
         spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
-        corpus, tally = _scan(options, chunk_cache, spill, CorpusTally(copies, _plan(provider)), report)
+        ledger = incremental.FileLedger()
+        tally = CorpusTally(copies, _plan(provider))
+        corpus = _scan(options, chunk_cache, spill, tally, ledger, report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
-        main_copies = tally.main_copies(corpus.declared_copies)
+        # From the last build's groups when the cache holds them: regrouped where the edits reach.
+        copy_state = incremental.copy_groups(
+            cache_dir, ledger, tally.copies, corpus.declared_copies, options.full
+        )
+        main_copies = copy_state.grouping.main_copies()
         release_free_memory()  # the first pass's windows and clusters: the rows' writer would add to them
         manifest = replace(_manifest(options, corpus, tally, provider), copy_groups=main_copies.groups)
         report(BuildProgress("chunks", tally.chunks, tally.chunks, f"from {tally.files} files"))
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
-        batch_rows = options.batch_rows or BATCH_ROWS
-        _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
+        # An edit rewrites only the rows it changes when the index at OUT is the one the last build wrote.
+        copy_digests = incremental.copy_digests(copy_state, ledger)
+        update = (
+            None
+            if options.full or copy_digests is None
+            else incremental.plan(out, cache_dir, ledger, copy_digests, manifest, tally.urls)
+        )
+        if update is None:
+            batch_rows = options.batch_rows or BATCH_ROWS
+            _write_rows(staging, spill, tally, row_cache, provider, report, batch_rows, main_copies)
+            write_manifest(staging, manifest)
+        else:
+            _update(update, out, staging, spill, tally, provider, report, main_copies, manifest)
         if provider is not None:  # the rows were written as their vectors came: the embedding stage
             report(BuildProgress("writing", 0, None, str(out)))
         spill.close()
         copies.close()
-        write_manifest(staging, manifest)
         swap_in(staging, out)
         _save_caches(chunk_cache, row_cache)
+        kept = incremental.keep_copy_state(cache_dir, copy_state)
+        incremental.record(cache_dir, out, ledger, copy_digests or {}, manifest, tally.urls, update, kept)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
         if not _disk_full(error):
             raise
@@ -201,6 +224,7 @@ def build(options: BuildOptions) -> BuildResult:
         files_rechunked=chunk_cache.misses,
         cache_dir=cache_dir,
         cache_damaged=chunk_cache.damaged + row_cache.damaged,
+        incremental=update is not None,
     )
 
 
@@ -213,9 +237,11 @@ def _scan(
     chunk_cache: ChunkCache,
     spill: FileSpill,
     tally: CorpusTally,
+    ledger: incremental.FileLedger,
     report: Callable[[BuildProgress], None],
-) -> tuple[Corpus, CorpusTally]:
-    """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs.
+) -> Corpus:
+    """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs
+    (``tally``) and what an update needs (``ledger``).
 
     Raises ``ValidationFailed`` when the docs have errors."""
     files_seen = 0
@@ -227,7 +253,7 @@ def _scan(
 
     scan = scan_corpus(Path(options.docs_dir), site_config=options.site_config, chunk_cache=chunk_cache)
     for scanned in scan.files(on_file):
-        spill.add(scanned)
+        ledger.add(scanned, spill.add(scanned))
         tally.add(scanned)
     corpus = scanned_corpus(scan, [])
     if corpus.errors:
@@ -236,7 +262,7 @@ def _scan(
             "Fix them (docs-mcp validate shows them all) and build again",
             corpus.findings,
         )
-    return corpus, tally
+    return corpus
 
 
 def _manifest(
@@ -301,6 +327,40 @@ def _write_rows(
     if vectors is not None and tally.chunks and provider is not None:
         schema, batches = vector_batches(schema, batches, vectors.take, provider.dimensions)
     write_batches(staging, schema, batches, names)
+
+
+def _update(
+    update: incremental.Update,
+    out: Path,
+    staging: Path,
+    spill: FileSpill,
+    tally: CorpusTally,
+    provider: CachingProvider | None,
+    report: Callable[[BuildProgress], None],
+    main_copies: MainCopies,
+    manifest: IndexManifest,
+) -> None:
+    """The index at ``out`` with ``update``'s files' rows rewritten, into ``staging`` (``in_place``)."""
+    embedded_before = provider.embedded if provider is not None else 0
+    plan = EmbeddingPlan(provider) if provider is not None else None
+    if provider is not None and plan is not None:
+        # Counted over the rows the update adds: the index keeps the others with their vectors.
+        for number in update.added:
+            plan.add(spill.get(number).file.chunks)
+        cost = plan.cost_line()
+        if cost is not None:
+            report(BuildProgress("estimate", update.added_rows, update.added_rows, cost))
+        kept = f"{plan.line()}, {tally.chunks - update.added_rows} kept in the index"
+        report(BuildProgress("embedding", 0, plan.to_embed, f"{kept} ({provider.model})"))
+
+    def embedded(_done: int, _total: int) -> None:
+        if provider is not None and plan is not None:
+            report(
+                BuildProgress("embedding", provider.embedded - embedded_before, plan.to_embed, provider.model)
+            )
+
+    names = sorted(tally.facets())
+    in_place.apply(update, out, staging, spill, names, tally.urls, main_copies, provider, embedded, manifest)
 
 
 def _plan(provider: CachingProvider | None) -> EmbeddingPlan | None:

@@ -49,6 +49,17 @@ def rows_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def row_key(scanned: ScannedFile, urls: bool = True) -> str:
+    """What decides ``scanned``'s rows besides the facet names: its chunk cache key, and (``urls``:
+    the rows have the URL column) its chunks' page URLs, since a site's base URL can change while the
+    page does not. Empty when the file has no key."""
+    key = scanned.key
+    if key and urls:
+        page_urls = "\0".join(scanned.urls.get(chunk.id, "") for chunk in scanned.file.chunks)
+        key += ":" + hashlib.sha256(page_urls.encode()).hexdigest()
+    return key
+
+
 def _ipc(rows: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, rows.schema) as writer:
@@ -95,10 +106,7 @@ class RowCache:
         recorded = hashlib.sha256()
         try:
             for scanned in files:
-                file, key = scanned.file, scanned.key
-                if key and urls:  # a site's base URL can change while the page does not
-                    page_urls = "\0".join(scanned.urls.get(chunk.id, "") for chunk in file.chunks)
-                    key += ":" + hashlib.sha256(page_urls.encode()).hexdigest()
+                file, key = scanned.file, row_key(scanned, urls)
                 entry = f"{file.path}\0{key}"
                 found = self._cached(previous, entry, schema, len(file.chunks)) if key else None
                 if found is not None:

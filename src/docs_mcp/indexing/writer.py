@@ -93,11 +93,7 @@ def write_batches(
         raise
     timeout = timedelta(minutes=10)
     release_free_memory()  # what the writer freed: the full-text index builds would add to it
-    for column in FTS_COLUMNS:
-        # Native BM25; English stemming and stop words suit the prose, and the split column makes
-        # identifiers findable by their parts. Positions serve the phrase clauses of a search.
-        table.create_index(column, config=FTS(with_position=True), wait_timeout=timeout)
-        release_free_memory()
+    write_fts_indexes(table)
     for column in _BTREE_COLUMNS:
         table.create_index(column, config=BTree(), wait_timeout=timeout)
     if COPY_LEAD_COLUMN in schema.names:  # searches rank the leads, then look up a page's copies
@@ -118,3 +114,16 @@ def write_batches(
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
         for one in written:
             one.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+
+
+def write_fts_indexes(table: lancedb.table.Table) -> None:
+    """Build the full-text index of each of ``FTS_COLUMNS`` over every row of ``table``, replacing any
+    (an update in place: ``indexing.in_place``), giving glibc back what each build freed. Raises what
+    LanceDB raises."""
+    for column in FTS_COLUMNS:
+        # Native BM25; English stemming and stop words suit the prose, and the split column makes
+        # identifiers findable by their parts. Positions serve the phrase clauses of a search.
+        table.create_index(
+            column, config=FTS(with_position=True), replace=True, wait_timeout=timedelta(minutes=10)
+        )
+        release_free_memory()

@@ -62,6 +62,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "(default: a folder per docs folder under $DOCS_MCP_CACHE_DIR, else ~/.cache/docs-mcp/builds)",
     )
     parser.add_argument(
+        "--full",
+        action="store_true",
+        help="write the whole index anew; by default a rebuild into the OUT the last build wrote "
+        "rewrites only the changed files' rows (and is a full one by itself once the rows rewritten "
+        "since the last full build pass a bound: docs/scaling.md)",
+    )
+    parser.add_argument(
         "--calibrate",
         type=path_argument,
         metavar="QUERIES",
@@ -92,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             base_url=args.embedding_base_url,
         ),
         cache_dir=args.cache_dir,
+        full=args.full,
         progress=progress,
     )
     try:
@@ -125,9 +133,10 @@ def run(args: argparse.Namespace) -> int:
         if result.cache_hits is not None
         else ""
     )
+    updated = ", changed files' rows updated in place" if result.incremental else ""
     print(
         f"built {result.out}: {result.file_count} files, {result.chunk_count} chunks, {vectors}{cache}, "
-        f"{len(result.warnings)} warnings, {result.seconds:.1f} s"
+        f"{len(result.warnings)} warnings, {result.seconds:.1f} s{updated}"
     )
     if calibrated is not None:
         print(

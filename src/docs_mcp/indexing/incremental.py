@@ -1,0 +1,335 @@
+"""An edit rewrites only the rows it changes: whether a rebuild can update the previous index in place.
+
+After a build, the build's cache folder records what the index at ``OUT`` holds (``record``): the
+digest of its manifest, its table version and row count, and per file its rows' key (``row_cache.
+row_key``: its chunk cache key and page URLs), its row count and a digest of its rows' ``copy_of``
+values (``copy_digests``). The next build into the same ``OUT`` compares that with the files it
+scanned (``plan``): when the record agrees with ``OUT`` and the schema is the same (facet names, URL
+column, embedding), the rows of the files whose key or copy digest changed, and of those added or
+removed, are rewritten (``indexing.in_place``) and nothing else.
+
+The copy digest is what makes an edit reach other files: a page that becomes, or stops being, a copy
+or a group's main copy changes the ``copy_of`` column of rows in the other files of its group, which
+did not change themselves; their digest did, so their rows are rewritten too.
+
+An update rebuilds the full-text indexes (its BM25 scores are a full build's) but not the others, and
+drops the score bounds (``indexing.in_place``): what builds up is deleted rows masked in the table,
+added fragments searched by a scan, the files of replaced versions, and the time the index has no
+bounds. So once the rows rewritten since the last full build pass ``MAX_REWRITTEN_SHARE`` of the
+table, or ``MAX_UPDATES`` updates were stacked, the build is a full one again; ``build --full`` asks
+for one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import lancedb
+
+from docs_mcp.corpus.copies import CopyFinder, key_hash
+from docs_mcp.corpus.copy_changes import CopyState, file_digests, regroup
+from docs_mcp.corpus.scan import ScannedFile
+from docs_mcp.indexing.row_cache import row_key, rows_fingerprint
+from docs_mcp.indexing.writer import EXACT_VECTOR_SEARCH_MAX_ROWS
+from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
+from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
+
+__all__ = [
+    "MAX_REWRITTEN_SHARE",
+    "MAX_UPDATES",
+    "STATE_FILE",
+    "FileLedger",
+    "Update",
+    "changed_files",
+    "copy_digests",
+    "copy_groups",
+    "keep_copy_state",
+    "plan",
+    "record",
+]
+
+log = logging.getLogger(__name__)
+
+STATE_FILE = "index-state.json"
+_FORMAT = "docs-mcp index state 2"
+# Rows rewritten (deleted plus added) since the last full build, over the table's rows, past which a
+# build is a full one: it bounds the deleted rows an index carries and the rows searched by a scan.
+# Stacked updates are capped too: each adds a fragment and keeps a replaced full-text index's files.
+MAX_REWRITTEN_SHARE = 0.10
+MAX_UPDATES = 16
+
+
+@dataclass
+class FileLedger:
+    """Per file of a build's first pass, what an update needs of it: its rows' key, its row count and
+    its number in the build's spill (``indexing.spill``). A few dozen bytes a file."""
+
+    files: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # path -> (key, rows, number)
+
+    def add(self, scanned: ScannedFile, number: int) -> None:
+        """Note ``scanned``, set aside as ``number``."""
+        self.files[scanned.file.path] = (row_key(scanned), len(scanned.file.chunks), number)
+
+    @property
+    def rows(self) -> int:
+        return sum(rows for _, rows, _ in self.files.values())
+
+
+def copy_digests(state: CopyState, ledger: FileLedger) -> dict[str, str] | None:
+    """Per file holding a copy, a digest of its rows' ``copy_of`` and ``copy_lead`` values
+    (``copy_changes.file_digests``); a file without any has none. None when a copy's file is not one
+    of ``ledger``'s (a chunk whose path is not its file's: then the build is a full one)."""
+    paths = {key_hash((path,)): path for path in ledger.files}
+    digests = file_digests(state)
+    if not digests.keys() <= paths.keys():
+        return None
+    return {paths[file]: digest for file, digest in digests.items()}
+
+
+@dataclass(frozen=True)
+class Update:
+    """What an update changes: the files whose rows go (edited, removed, or their copies changed) and
+    those whose rows come (the same but removed ones, and those added), by their spill numbers, with
+    the drift counted since the last full build."""
+
+    removed: list[str]
+    added: list[int]  # spill numbers, in corpus order
+    added_rows: int
+    rewritten: int  # rows deleted and added since the last full build, this update's included
+    updates: int  # updates since the last full build, this one included
+
+
+@dataclass(frozen=True)
+class _Record:
+    """What the last build recorded of the index it wrote (``record``)."""
+
+    fingerprint: str
+    out: str
+    schema: dict[str, Any]
+    manifest: str | None  # the manifest's sha256
+    version: int | None
+    rows: int | None
+    files: dict[str, tuple[str, int]]  # path -> (row key and copy digest, rows)
+    rewritten: int
+    updates: int
+    copy_state: str | None  # the digest of the copy groups' state the build kept (copy_changes.py)
+
+
+def _file_key(key: str, copies: str | None) -> str:
+    return f"{key}|{copies or ''}"
+
+
+def _digest(path: Path) -> str | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _read_state(cache_dir: Path) -> _Record | None:
+    """The record in ``cache_dir``; None when there is none or it is not one (a damaged or foreign
+    file is logged: the build is a full one, never a failed one)."""
+    path = cache_dir / STATE_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != _FORMAT:
+            return None
+        return _Record(
+            fingerprint=str(data["fingerprint"]),
+            out=str(data["out"]),
+            schema=dict(data["schema"]),
+            manifest=data["manifest"],
+            version=data["version"],
+            rows=data["rows"],
+            files={str(path): (str(key), int(count)) for path, key, count in data["files"]},
+            rewritten=int(data["rewritten"]),
+            updates=int(data["updates"]),
+            copy_state=data.get("copy_state"),
+        )
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        log.warning("%s is not a record of the last build (%r); building in full", path, error)
+        return None
+
+
+def _table_version(out: Path) -> tuple[int, int] | None:
+    """The version and row count of ``out``'s chunks table; None when it does not open."""
+    try:
+        table = lancedb.connect(str(out / LANCEDB_DIR)).open_table(TABLE_NAME)
+        return int(table.version), int(table.count_rows())
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def _schema_of(manifest: IndexManifest, urls: bool) -> dict[str, Any]:
+    embedding = manifest.embedding
+    return {
+        "facets": sorted(manifest.facets),
+        "urls": urls,
+        "embedding": [embedding.provider, embedding.model, embedding.dimensions] if embedding else None,
+    }
+
+
+def changed_files(cache_dir: Path, ledger: FileLedger) -> tuple[set[str], str] | None:
+    """The paths of the files edited, added or removed since the last build into ``cache_dir`` (by
+    their rows' keys), and the digest of the copy groups' state that build kept; None without a
+    record of it, or of its state."""
+    state = _read_state(cache_dir)
+    if state is None or state.copy_state is None or state.fingerprint != rows_fingerprint():
+        return None
+    recorded = {path: key.partition("|")[0] for path, (key, _) in state.files.items()}
+    changed = {path for path, (key, _, _) in ledger.files.items() if recorded.get(path) != key}
+    return changed | (recorded.keys() - ledger.files.keys()), state.copy_state
+
+
+def plan(
+    out: Path,
+    cache_dir: Path,
+    ledger: FileLedger,
+    copies: Mapping[str, str],
+    manifest: IndexManifest,
+    urls: bool,
+) -> Update | None:
+    """The update that turns the index at ``out`` into the index of the files in ``ledger`` (with the
+    copy digests ``copies``), or None when a full build is due (the reason is logged): no record of
+    ``out`` in ``cache_dir`` or one that disagrees with it, another schema (facet names, URL column,
+    embedding: ``manifest`` is the new index's), a row count that crosses the vector index's
+    threshold, or past the drift bounds."""
+    state = _read_state(cache_dir)
+    reason = _disagreement(state, out, _schema_of(manifest, urls))
+    if not reason and not all(key for key, _, _ in ledger.files.values()):
+        reason = "a file has no cache key"
+    if reason or state is None:
+        log.info("full build of %s: %s", out, reason)
+        return None
+    recorded = state.files
+    keys = {path: _file_key(key, copies.get(path)) for path, (key, _, _) in ledger.files.items()}
+    added = [
+        number
+        for path, (_, _, number) in ledger.files.items()
+        if recorded.get(path, ("", 0))[0] != keys[path]
+    ]
+    removed = sorted(path for path in recorded if keys.get(path) != recorded[path][0])
+    numbered = {number: rows for _, rows, number in ledger.files.values()}
+    total = ledger.rows
+    added_rows = sum(numbered[n] for n in added)
+    changed = sum(recorded[path][1] for path in removed) + added_rows
+    update = Update(
+        removed, sorted(added), added_rows, state.rewritten + changed, state.updates + (1 if changed else 0)
+    )
+    too_many = update.rewritten > MAX_REWRITTEN_SHARE * max(total, 1) or update.updates > MAX_UPDATES
+    crosses = manifest.embedding is not None and (
+        (int(state.rows or 0) > EXACT_VECTOR_SEARCH_MAX_ROWS) != (total > EXACT_VECTOR_SEARCH_MAX_ROWS)
+    )
+    if too_many or crosses:
+        why = "the vector index's threshold is crossed" if crosses else "past the drift bound"
+        log.info(
+            "full build of %s: %s (%d rows rewritten in %d updates)",
+            out,
+            why,
+            update.rewritten,
+            update.updates,
+        )
+        return None
+    return update
+
+
+def _disagreement(state: _Record | None, out: Path, schema: dict[str, Any]) -> str:
+    """Why the record ``state`` does not describe the index at ``out`` (empty when it does)."""
+    if state is None:
+        return "no record of the last build in the cache"
+    if state.fingerprint != rows_fingerprint() or state.out != os.path.abspath(out):
+        return "the last build was another version's or into another folder"
+    if state.schema != schema:
+        return "the facets, URLs or embedding changed"
+    if state.manifest != _digest(out / MANIFEST_FILE):
+        return "the index is not the one the last build wrote"
+    if _table_version(out) != (state.version, state.rows):
+        return "the index's table is not the one the last build wrote"
+    return ""
+
+
+def record(
+    cache_dir: Path,
+    out: Path,
+    ledger: FileLedger,
+    copies: Mapping[str, str],
+    manifest: IndexManifest,
+    urls: bool,
+    update: Update | None,
+    copy_state: str | None = None,
+) -> None:
+    """Record in ``cache_dir`` what the index just swapped in at ``out`` holds, for the next build's
+    ``plan`` (``update``: the update that made it; None: a full build), with the digest of the copy
+    groups' state it kept (``copy_state``). Never raises: a record that cannot be written makes the
+    next build a full one (logged)."""
+    found = _table_version(out)
+    state = {
+        "format": _FORMAT,
+        "fingerprint": rows_fingerprint(),
+        "out": os.path.abspath(out),
+        "schema": _schema_of(manifest, urls),
+        "manifest": _digest(out / MANIFEST_FILE),
+        "version": found[0] if found else None,
+        "rows": found[1] if found else None,
+        "files": [
+            [path, _file_key(key, copies.get(path)), rows] for path, (key, rows, _) in ledger.files.items()
+        ],
+        "rewritten": update.rewritten if update else 0,
+        "updates": update.updates if update else 0,
+        "copy_state": copy_state,
+    }
+    path = cache_dir / STATE_FILE
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError as error:
+        log.warning("could not record the index in %s (%s); the next build is a full one", path, error)
+        temporary.unlink(missing_ok=True)
+
+
+# The copy groups' state a build keeps for the next one's (corpus/copy_changes.py), in the cache.
+COPY_STATE_FILE = "copies.npz"
+
+
+def copy_groups(
+    cache_dir: Path,
+    ledger: FileLedger,
+    finder: CopyFinder,
+    declared: Sequence[tuple[str, str]],
+    full: bool,
+) -> CopyState:
+    """The copy groups of the sections ``finder`` holds, with their hashes (the state to keep for the
+    next build): from the last build's, regrouping only what the changed files reach
+    (``copy_changes.regroup``), when the cache holds that build's record and state, no copies are
+    ``declared`` and the build is not ``full``; else compared in full."""
+    changed = None if full or declared else changed_files(cache_dir, ledger)
+    previous = CopyState.load(cache_dir / COPY_STATE_FILE, changed[1]) if changed is not None else None
+    if changed is not None and previous is not None:
+        grouping = regroup(finder, previous, changed[0])
+    else:
+        grouping = finder.grouping(declared)
+    return CopyState(finder.hashes(), grouping)
+
+
+def keep_copy_state(cache_dir: Path, state: CopyState) -> str | None:
+    """Keep ``state`` in the cache; its digest, or None when it cannot be written (the next build
+    compares its copies in full: logged)."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        return state.save(cache_dir / COPY_STATE_FILE)
+    except OSError as error:
+        log.warning(
+            "could not keep the copy groups in %s (%s); the next build compares them all", cache_dir, error
+        )
+        return None
