@@ -117,10 +117,11 @@ def extend_fts_indexes(table: lancedb.table.Table) -> None:
     with no rows added nothing is written. Raises what Lance raises.
 
     Lance's own index update (pylance, a build-only dependency pinned to the Lance that LanceDB
-    bundles: another Lance tokenizes a few words differently, and a segment must match the query's
-    tokens). A delta segment, not a merge into the existing one: a merge reads and writes the whole
-    index again (its cost grows with the corpus, not the edit), and LanceDB's ``optimize()`` first
-    compacts the table, a rewrite of every row once the fragments share their indexes' coverage."""
+    bundles: another Lance counts some rows' tokens differently, and its segment would not score as
+    the full build's does). A delta segment, not a merge into the existing one: a merge reads and
+    writes the whole index again (its cost grows with the corpus, not the edit), and LanceDB's
+    ``optimize()`` first compacts the table, a rewrite of every row once the fragments share their
+    indexes' coverage."""
     names = [index.name for index in table.list_indices() if index.index_type == "FTS"]
     table.to_lance().optimize.optimize_indices(index_names=names, num_indices_to_merge=0)
     table.checkout_latest()  # type: ignore[no-untyped-call]  # the version Lance committed
