@@ -202,12 +202,13 @@ def test_one_edited_file_against_a_full_build(
 def test_ranking_drift_over_successive_updates(
     benchmark: BenchmarkFixture, corpora_docs: Path, tmp_path: Path
 ) -> None:
-    """Issue 34: the FTS index is not rebuilt by an update, so BM25 scores drift from a full build's
-    (deleted rows still counted, added rows scanned). The SDK corpora and their labelled questions:
-    each round edits the pages that answer 12 questions (the worst case: the answers themselves are
-    rewritten) and updates the index; after each round the updated index and a full build of the
-    same folder answer every question. Records per round the share of rows rewritten since the last
-    full build, MRR@5 and recall@5 of both, and the share of questions whose top 5 differ."""
+    """Issue 34: an update adds a segment to the full-text indexes over the rows it added, so BM25
+    scores drift from a full build's (deleted rows still counted). The SDK corpora and their labelled
+    questions: each round edits the pages that answer 12 questions (the worst case: the answers
+    themselves are rewritten) and updates the index; after each round the updated index and a full
+    build of the same folder answer every question. Records per round the share of rows rewritten
+    since the last full build, MRR@5 and recall@5 of both, and the share of questions whose top 5
+    differ."""
     from benchmarks import sdk_set
     from docs_mcp.search.index import DocsIndex
 

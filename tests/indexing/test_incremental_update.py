@@ -8,6 +8,7 @@ import hashlib
 import json
 import shutil
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import lancedb
@@ -27,9 +28,11 @@ pytestmark = pytest.mark.timeout(180)
 
 # Queries whose top hits a full build ranks apart (``widget`` ties sixty sections: see ``_top``).
 QUERIES = ["retry with backoff", "create a link", "cursor next page", "timeout", "topic 7 ferret", "pangolin"]
-# An update rebuilds the full-text indexes: a full build's BM25 statistics, its scores but for the
-# order LanceDB sums them in (32-bit floats).
-SCORE_DRIFT = 1e-5
+# An update indexes the added rows in a segment of their own and leaves the deleted ones in the full
+# build's BM25 statistics: the edited page's words count twice until the next full build, and its
+# scores drop (13.5% at most here, a table of 200 rows; the drift shrinks as the table grows:
+# docs/scaling.md). The top answers stay a full build's.
+SCORE_DRIFT = 0.15
 ANIMALS = ["ferret", "otter", "badger", "heron", "lynx", "marten", "stoat", "vole"]
 # A pasted block (more than LONG_QUERY_WORDS words): its rarest words are found in the ``terms`` table.
 LONG_QUERY = " ".join(f"topic {n} {ANIMALS[n % len(ANIMALS)]} eats twice" for n in range(30))
@@ -300,18 +303,85 @@ def test_an_edit_that_changes_other_files_copies_rewrites_their_rows_too(
 
 
 def test_an_updated_index_answers_a_query_the_same_every_time(tmp_path: Path) -> None:
-    """Its full-text indexes are rebuilt: left covering the old rows, with the added ones scanned,
-    LanceDB summed the parts' scores in the order its threads finished, and a score changed in its
-    last digits from one call to the next (a cursor's next page must be the same search's)."""
+    """Every row is in a segment of the full-text indexes (none left to a scan): with the added rows
+    scanned, LanceDB summed the parts' scores in the order its threads finished, and a score changed in
+    its last digits from one call to the next (a cursor's next page must be the same search's). Two
+    stacked updates, each query asked many times from four threads at once."""
     docs = write_docs(tmp_path / "docs", _pages())
     out = tmp_path / "out"
     build(BuildOptions(docs_dir=docs, out=out))
     _edit(docs)
     assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+    page = docs / "guides" / "topic-12.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n## Ferret games\n\nThe ferret hides a widget.\n")
+    assert build(BuildOptions(docs_dir=docs, out=out)).incremental
     index = DocsIndex.open(out)
-    for query in [*QUERIES, LONG_QUERY, "topic ferret otter badger heron lynx pangolin twice a day"]:
-        answers = {
-            tuple((hit.chunk_id, hit.score) for hit in index.search(SearchRequest(query)).hits)
-            for _ in range(6)
-        }
-        assert len(answers) == 1, query
+    queries = [*QUERIES, LONG_QUERY, "topic ferret otter badger heron lynx pangolin a day", "ferret widget"]
+
+    def answer(query: str) -> tuple[tuple[str, float | None], ...]:
+        return tuple((hit.chunk_id, hit.score) for hit in index.search(SearchRequest(query, limit=20)).hits)
+
+    with ThreadPoolExecutor(4) as pool:
+        for query in queries:
+            answers = set(pool.map(answer, [query] * 40))
+            assert len(answers) == 1, query
+
+
+def test_an_update_that_only_adds_files_scores_as_a_full_build(tmp_path: Path) -> None:
+    """With no row deleted the segments' statistics add up to a full build's, so the scores are the
+    same: the drift comes from deleted rows only, and the added segment counts tokens as LanceDB's own
+    index does (pylance's pin: Lance 14 counts "pangolin's" and "rate_limit_exceeded" otherwise, and
+    this test fails with its segment)."""
+    docs = write_docs(tmp_path / "docs", _pages())
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=docs, out=out))
+    (docs / "guides" / "topic-new.md").write_text(
+        "# New topic\n\n## Pangolins\n\nA pangolin's scales roll up: the pangolin's widget's status is "
+        '"rate_limit_exceeded" | "not_found", twice a day.\n'
+    )
+    (docs / "guides" / "retrying-ferrets.md").write_text(
+        "# Retrying ferrets\n\n## Backoff\n\nThe ferret's client retries with backoff to create a link.\n"
+    )
+    assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+    fresh = _fresh(docs, tmp_path)
+    assert _top(out) == _top(fresh)
+    updated, full = _scores(out), _scores(fresh)
+    assert updated.keys() == full.keys()
+    assert all(abs(updated[key] - full[key]) <= 1e-6 * full[key] for key in full), (updated, full)
+
+
+def _fts_indexes(out: Path) -> dict[str, tuple[str | None, int | None, int | None]]:
+    """Per full-text index of ``out``'s table: its first segment's id, its segments, its rows unindexed."""
+    table = lancedb.connect(str(out / ".lancedb")).open_table("chunks")
+    return {
+        index.name: (index.index_uuid, index.num_segments, index.num_unindexed_rows)
+        for index in table.list_indices()
+        if index.index_type == "FTS"
+    }
+
+
+def _files_of(out: Path, uuid: str | None) -> dict[str, int]:
+    """The files of an index segment of ``out``'s table, by name, with their inode."""
+    folder = out / ".lancedb" / "chunks.lance" / "_indices" / str(uuid)
+    return {path.name: path.stat().st_ino for path in folder.iterdir()}
+
+
+def test_an_update_indexes_the_added_rows_in_a_segment_of_their_own(tmp_path: Path) -> None:
+    """The full-text indexes are not built again: each keeps the full build's segment (the very files,
+    linked into the new folder) and gains one over the rows an update added; an update that adds no
+    row adds no segment; no row is ever left unindexed."""
+    docs = write_docs(tmp_path / "docs", _pages())
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=docs, out=out))
+    full = _fts_indexes(out)
+    assert sorted(full) == ["body_idx", "crumbs_idx"]
+    assert all(segments == 1 and unindexed == 0 for _, segments, unindexed in full.values())
+    files = {name: _files_of(out, uuid) for name, (uuid, _, _) in full.items()}
+    _edit(docs)
+    assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+    assert _fts_indexes(out) == {name: (uuid, 2, 0) for name, (uuid, _, _) in full.items()}
+    assert {name: _files_of(out, uuid) for name, (uuid, _, _) in full.items()} == files
+    (docs / "guides" / "topic-31.md").unlink()  # rows deleted, none added
+    assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+    assert _fts_indexes(out) == {name: (uuid, 2, 0) for name, (uuid, _, _) in full.items()}
+    assert _top(out) == _top(_fresh(docs, tmp_path))

@@ -95,7 +95,9 @@ def _install(index: str, extras: str, venv: Path) -> tuple[float, int]:
     subprocess.run(
         [str(UV), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
          "--extra-index-url", f"{index}/simple/", "--index-url", DEFAULT_INDEX,
-         "--constraint", str(REPO_ROOT / "requirements" / "build.lock"), requirement],
+         "--constraint", str(REPO_ROOT / "requirements" / "build.lock"),
+         # the lock's versions hold only with its overrides (pylance's bound on lance-namespace)
+         "--overrides", str(REPO_ROOT / "requirements" / "overrides.txt"), requirement],
         check=True,
         timeout=180,
     )  # fmt: skip

@@ -12,12 +12,16 @@ kept as they are on disk (issue 34).
    rows taken off and those of the added rows put on, for those words only (``merge_insert``): the
    counts a full build makes. No old version is cleaned up, so every file a server holding the old
    index reads stays in the new folder.
-3. The full-text indexes are built again over the table as it now is: reading the data written,
-   not rewriting it. Left covering the old rows only, with the added ones scanned, they would score
-   with the old rows' BM25 statistics (deleted rows still counted) and, worse, LanceDB sums the two
-   parts' clause scores in whatever order its threads finish: the same query scored a hit
-   178.58153 or 178.58151 from one call to the next, so a cursor's next page or a merged search
-   could differ from the first answer. Rebuilt, the scores are a full build's.
+3. Each full-text index gains a segment over the rows added (Lance's index update:
+   ``writer.extend_fts_indexes``); the full build's segment stays as it is (its files are the ones
+   linked in), so the cost follows the rows added, not the table. No row is left to a
+   scan: with the added fragment scanned, LanceDB summed the parts' scores in whatever order its
+   threads finished (a hit scored 178.58153 or 178.58151 from one call to the next, so a cursor's
+   next page or a merged search could differ from the first answer); segments score the same every
+   time. What drifts from a full build: the deleted rows stay in the first segment's BM25
+   statistics (row count, document frequencies, mean length) until the next full build, so the
+   words of an edited page count twice and its scores drop a little (docs/scaling.md measures it;
+   ``incremental.MAX_REWRITTEN_SHARE`` bounds it).
 4. The ``impacts`` table is dropped: a token's bound is its best score in any chunk, and a deleted
    chunk may have held the best (its successor is unknown without reading every row). Without it a
    search across libraries always asks this one (``search.bounds``), as for an index built before
@@ -25,12 +29,13 @@ kept as they are on disk (issue 34).
 5. The manifest, computed by ``build`` from every chunk as always, is written, and ``build`` swaps
    the folder in as a full build's.
 
-The other indexes are not rebuilt: the btree, bitmap and vector indexes keep covering the unchanged
+The other indexes are not updated: the btree, bitmap and vector indexes keep covering the unchanged
 rows, deleted rows are masked out of their answers, and LanceDB searches the added fragment by a
-flat scan (exact). LanceDB's ``optimize()``, the only index update its Python API offers, first
-compacts the table with default options, which merges the unchanged fragment with the added one: a
-rewrite of the whole table. Each update leaves the files of the versions before it (a server may
-hold them), among them the replaced full-text indexes: ``incremental.MAX_UPDATES`` bounds them.
+flat scan (exact; their answers are not summed across parts). LanceDB's ``optimize()``, the only
+index update its Python API offers, compacts the table first: once the fragments share their
+indexes' coverage (from the second update on) it merges them, a rewrite of the whole table. Each
+update adds a fragment and a full-text segment and keeps the files of the versions before it (a
+server may hold them): ``incremental.MAX_UPDATES`` bounds them.
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ from docs_mcp.indexing.row_cache import RowCache
 from docs_mcp.indexing.rows import copy_batches, text_rows, vector_batches
 from docs_mcp.indexing.spill import FileSpill
 from docs_mcp.indexing.terms import WordChanges
-from docs_mcp.indexing.writer import write_fts_indexes
+from docs_mcp.indexing.writer import extend_fts_indexes
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME, TEXT_COLUMN
 from docs_mcp.store.impact_table import IMPACTS_TABLE
 from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest, write_manifest
@@ -102,7 +107,7 @@ def apply(
         if vectors is not None and provider is not None:
             schema, batches = vector_batches(schema, batches, vectors.take, provider.dimensions)
         table.add(pa.RecordBatchReader.from_batches(schema, batches))
-    write_fts_indexes(table)
+    extend_fts_indexes(table)
     # No version is cleaned up: a server holding OUT open reads the old versions' files by their
     # names, which the new folder keeps (the next full build leaves one version again).
     words.apply(db.open_table(TERMS_TABLE))

@@ -12,12 +12,13 @@ The copy digest is what makes an edit reach other files: a page that becomes, or
 or a group's main copy changes the ``copy_of`` column of rows in the other files of its group, which
 did not change themselves; their digest did, so their rows are rewritten too.
 
-An update rebuilds the full-text indexes (its BM25 scores are a full build's) but not the others, and
-drops the score bounds (``indexing.in_place``): what builds up is deleted rows masked in the table,
-added fragments searched by a scan, the files of replaced versions, and the time the index has no
-bounds. So once the rows rewritten since the last full build pass ``MAX_REWRITTEN_SHARE`` of the
-table, or ``MAX_UPDATES`` updates were stacked, the build is a full one again; ``build --full`` asks
-for one.
+An update adds a segment to the full-text indexes over the rows it added, updates no other index,
+and drops the score bounds (``indexing.in_place``): what builds up is deleted rows masked in the
+table and still counted in the BM25 statistics (scores drift from a full build's: docs/scaling.md),
+added fragments searched by a scan in the other indexes, segments and the files of older versions,
+and the time the index has no bounds. So once the rows rewritten since the last full build pass
+``MAX_REWRITTEN_SHARE`` of the table, or ``MAX_UPDATES`` updates were stacked, the build is a full
+one again; ``build --full`` asks for one.
 """
 
 from __future__ import annotations

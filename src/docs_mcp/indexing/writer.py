@@ -117,9 +117,8 @@ def write_batches(
 
 
 def write_fts_indexes(table: lancedb.table.Table) -> None:
-    """Build the full-text index of each of ``FTS_COLUMNS`` over every row of ``table``, replacing any
-    (an update in place: ``indexing.in_place``), giving glibc back what each build freed. Raises what
-    LanceDB raises."""
+    """Build the full-text index of each of ``FTS_COLUMNS`` over every row of ``table``, replacing any,
+    giving glibc back what each build freed. Raises what LanceDB raises."""
     for column in FTS_COLUMNS:
         # Native BM25; English stemming and stop words suit the prose, and the split column makes
         # identifiers findable by their parts. Positions serve the phrase clauses of a search.
@@ -127,3 +126,19 @@ def write_fts_indexes(table: lancedb.table.Table) -> None:
             column, config=FTS(with_position=True), replace=True, wait_timeout=timedelta(minutes=10)
         )
         release_free_memory()
+
+
+def extend_fts_indexes(table: lancedb.table.Table) -> None:
+    """Index the rows added to ``table`` since its full-text indexes were built as one more segment of
+    each (an update in place: ``indexing.in_place``): the rows already indexed are not read again, and
+    with no rows added nothing is written. Raises what Lance raises.
+
+    Lance's own index update (pylance, a build-only dependency pinned to the Lance that LanceDB
+    bundles: another Lance counts some rows' tokens differently, and its segment would not score as
+    the full build's does). A delta segment, not a merge into the existing one: a merge reads and
+    writes the whole index again (its cost grows with the corpus, not the edit), and LanceDB's
+    ``optimize()`` first compacts the table, a rewrite of every row once the fragments share their
+    indexes' coverage."""
+    names = [index.name for index in table.list_indices() if index.index_type == "FTS"]
+    table.to_lance().optimize.optimize_indices(index_names=names, num_indices_to_merge=0)
+    table.checkout_latest()  # type: ignore[no-untyped-call]  # the version Lance committed
