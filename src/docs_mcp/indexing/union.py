@@ -6,8 +6,9 @@ index folder that ``DocsIndex`` opens like any other: every row keeps its column
 path and copy group prefixed by its library (``NAME/``, names hold no ``/``) so that rows of several
 libraries never collide, and a ``library`` column (bitmap-indexed) says whose it is. Its facets are the
 union of the libraries' facets (a row of a library without a facet holds null there); its taxonomy
-merges theirs. BM25 statistics are the union's, not each library's: answers differ from asking every
-library's own index (docs/scaling.md measures how far).
+merges theirs. BM25 statistics are the union's, not each library's: its own ranking differs from
+asking every library's own index (docs/scaling.md measures how far); each library's statistics are
+kept beside it (``store.library_terms``), so that a hit can be scored as its library scores it.
 
 The folder is written under a temporary name and renamed into place, so a reader never sees half of
 one; its name is :func:`union_key` of the libraries' names and index identities, so a server started
@@ -30,12 +31,14 @@ import pyarrow.compute as pc
 
 from docs_mcp import __version__
 from docs_mcp.errors import IndexUnavailable
+from docs_mcp.indexing.library_terms import LibraryTerms
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.columns import (
     COPY_COLUMN,
     COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
+    FTS_COLUMNS,
     LANCEDB_DIR,
     LIBRARY_COLUMN,
     POSITION_COLUMN,
@@ -88,10 +91,12 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
     try:
         words = _word_counts(libraries)
-        batches = _rows(libraries, schema)
+        statistics = LibraryTerms(FTS_COLUMNS)
+        batches = _rows(libraries, schema, statistics)
         write_batches(
             building, schema, batches, sorted(facets), bitmaps=(LIBRARY_COLUMN,), impacts=False, words=words
         )
+        statistics.write(lancedb.connect(str(building / LANCEDB_DIR)))
         moved = [name for name, path in libraries if read_manifest(path).identity != manifests[name].identity]
         if moved:  # rebuilt while read: its rows may be the new build's, the key the old one's
             raise IndexUnavailable(
@@ -130,8 +135,11 @@ def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:
     return words
 
 
-def _rows(libraries: Sequence[tuple[str, Path]], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    """Every library's rows in ``schema``, one library read at a time, in batches."""
+def _rows(
+    libraries: Sequence[tuple[str, Path]], schema: pa.Schema, statistics: LibraryTerms
+) -> Iterator[pa.RecordBatch]:
+    """Every library's rows in ``schema``, one library read at a time, in batches; each library's
+    term statistics counted into ``statistics``."""
     wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN]
     for name, path in libraries:
         table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
@@ -144,6 +152,7 @@ def _rows(libraries: Sequence[tuple[str, Path]], schema: pa.Schema) -> Iterator[
                 )
         read = [c for c in wanted if c in present and c != "markdown"]
         rows = table.search().select(read).limit(None).to_arrow()
+        statistics.add(name, rows)
         prefix = pa.scalar(f"{name}/")
         columns: list[pa.Array | pa.ChunkedArray] = []
         for field in schema:

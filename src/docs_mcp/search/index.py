@@ -30,6 +30,7 @@ from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_clauses, fulltext_query
 from docs_mcp.search.ranking import Ranker, Ranking
+from docs_mcp.search.rescore import LibraryStatistics
 from docs_mcp.search.snippets import make_snippet
 from docs_mcp.search.types import (
     CONTEXT_MAX,
@@ -144,6 +145,9 @@ class DocsIndex:
         self._copies = copies
         terms = terms_table(path)
         self._bounds = ScoreBounds(path)
+        # A union of libraries keeps each one's BM25 statistics: its hits can be scored as theirs.
+        statistics = LibraryStatistics(path) if manifest.embedding is None else None
+        self.rescores = statistics is not None and statistics.available
         # The kind prior multiplies a score by up to its ceiling for a query (a bound must allow for it).
         self._prior = config.kind_prior if KIND in self.facets else None
         self._ranker = Ranker(
@@ -156,6 +160,7 @@ class DocsIndex:
             self.vector_floor,
             copies,
             WordFrequencies(self._async_table, terms),
+            statistics if self.rescores else None,
         )
 
     @classmethod
@@ -204,14 +209,19 @@ class DocsIndex:
         *,
         inferred: Mapping[str, str] | None = None,
         first: str | None = None,
+        rescore: bool = False,
     ) -> SearchPage:
         """One page of hits for ``request`` (see :meth:`_search`); a damaged data file is
         ``IndexUnavailable``, one line."""
         with lance_reads(self.path):
-            return self._search(request, inferred, first)
+            return self._search(request, inferred, first, rescore)
 
     def _search(
-        self, request: SearchRequest, inferred: Mapping[str, str] | None = None, first: str | None = None
+        self,
+        request: SearchRequest,
+        inferred: Mapping[str, str] | None = None,
+        first: str | None = None,
+        rescore: bool = False,
     ) -> SearchPage:
         """One page of hits for ``request``, best first, ties broken by chunk id.
 
@@ -222,6 +232,8 @@ class DocsIndex:
         ``inferred``: the facet values the query names, as :meth:`plan` found them (not inferred
         again). ``first``: an SQL condition whose hits rank first instead of the inferred values'
         (the union of several libraries: the libraries a query names, ``server.tools.hub_union``).
+        ``rescore``: a union scores each full-text hit as its own library's index does
+        (``search.rescore``; ignored by an index without the libraries' statistics).
 
         Raises ``QueryError`` for an unknown facet or a value the index does not hold.
         """
@@ -246,7 +258,7 @@ class DocsIndex:
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         # The full-text leg matches the words that did not name an inferred filter value.
         terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
-        ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted)
+        ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted, rescore)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         self._copies.listed(page, where)  # a page's copies, when the ranking held their leads only

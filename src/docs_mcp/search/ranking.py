@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from docs_mcp.search import lance
@@ -19,7 +19,8 @@ from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
-from docs_mcp.search.query import fulltext_query, is_long
+from docs_mcp.search.query import fulltext_clauses, fulltext_query, is_long
+from docs_mcp.search.rescore import LibraryStatistics, Rescoring
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 from docs_mcp.store.columns import COPY_COLUMN, facet_column
 
@@ -51,6 +52,10 @@ class Ranking:
     where: str | None
     folding: tuple[str, ...] = ()
     wanted: int = 0
+    # A union's search scoring each hit as its own library does (``search.rescore``): asked with
+    # ``rescore``, set by ``Ranker.folded`` (None: scores as the union's index gives them).
+    rescore: bool = False
+    rescoring: Rescoring | None = None
 
 
 class Ranker:
@@ -67,7 +72,10 @@ class Ranker:
         floor: float | None = None,
         copies: CopyFolder | None = None,
         frequencies: WordFrequencies | None = None,
+        statistics: LibraryStatistics | None = None,
     ) -> None:
+        """``statistics``: a union's per-library statistics (``search.rescore``), None for a library."""
+        self._statistics = statistics
         self._floor = floor
         self._copies = copies or CopyFolder()
         self._table = table
@@ -88,6 +96,10 @@ class Ranker:
         if ranking.mode != "vector" and is_long(ranking.query):
             # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
             self._frequencies.load(ranking.query)
+        if ranking.rescore and self._statistics is not None and ranking.mode == "fulltext":
+            clauses = fulltext_clauses(ranking.query, self._config, self._frequencies.loaded)
+            rescoring = Rescoring(self._statistics, clauses, self._statistics.load(clauses))
+            ranking = replace(ranking, rescoring=rescoring)
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -178,7 +190,7 @@ class Ranker:
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
         groups = lance.Rows([COPY_COLUMN])
         depth = self._config.min_candidates
-        found = await lance.text_leg(self._table, query, self._copies.others(where), depth, None, groups)
+        found, _ = await self._text(ranking, query, self._copies.others(where), depth, None, groups)
         group_of = {cid: group for read in groups.read for cid, group in _column_pairs(read)}
         read_groups: dict[str, str | None] = {}
         for read in rows.read:  # the leads' rows, remembered: their groups cost no query
@@ -230,8 +242,7 @@ class Ranker:
         Nor are they ranked when no such hit could change the page (``_page_settled``): one full-text
         query less, most of what the other kinds' leg costs (LanceDB's cost per query)."""
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
-        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
-        complete = len(found) < depth
+        found, complete = await self._text(ranking, query, where, depth, texts, rows)
         lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
         if complete or not lowered or self._prior is None:
             return found, complete
@@ -247,12 +258,28 @@ class Ranker:
             return found, complete
         kept = ", ".join(map(sql_literal, sorted(lowered)))
         others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
-        more = await lance.text_leg(
-            self._table, query, f"({where}) AND {others}" if where else others, depth, texts, rows
+        more, _ = await self._text(
+            ranking, query, f"({where}) AND {others}" if where else others, depth, texts, rows
         )
         seen = {cid for cid, _ in found}
         merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
         return merged, complete
+
+    async def _text(
+        self,
+        ranking: Ranking,
+        query: Any,
+        where: str | None,
+        depth: int,
+        texts: dict[str, str] | None,
+        rows: lance.Rows | None,
+    ) -> tuple[Ranked, bool]:
+        """One full-text leg (``lance.text_leg``), rescored when the ranking says so, and whether it
+        holds every match."""
+        if ranking.rescoring is not None:
+            return await ranking.rescoring.text_leg(self._table, query, where, depth, texts, rows)
+        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
+        return found, len(found) < depth
 
     def _page_settled(self, ranking: Ranking, weighed: Ranked, bound: float) -> bool:
         """Whether the page of ``ranking`` is the same whatever hits scoring at most ``bound`` (after

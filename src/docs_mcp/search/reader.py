@@ -29,6 +29,7 @@ class IndexReader(Protocol):
     collapse_facets: list[str]
     resource_values: dict[str, list[str]]
     vector_floor: float | None
+    rescores: bool
 
     def search(
         self,
@@ -36,6 +37,7 @@ class IndexReader(Protocol):
         *,
         inferred: Mapping[str, str] | None = None,
         first: str | None = None,
+        rescore: bool = False,
     ) -> SearchPage: ...
 
     def plan(self, request: SearchRequest) -> SearchPlan: ...

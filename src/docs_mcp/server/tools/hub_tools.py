@@ -198,9 +198,10 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         union = union_for(self._view, request, exact_only=self._fusion != "score" or not self._cutoff)
-        if union is not None and union_mode() == "rank":
-            return self._from_union(union, targets, request)
-        if union is not None:  # "route": the union chooses the libraries asked
+        mode = union_mode()
+        if union is not None and (mode == "rank" or (mode == "rescore" and union.rescores)):
+            return self._from_union(union, targets, request, rescore=mode == "rescore")
+        if union is not None:  # "route" (or a union without the libraries' statistics) chooses them
             targets = routed(
                 union, request, targets, named_libraries(request.query, [s.name for s in targets])
             )
@@ -253,12 +254,13 @@ class HubTools:
         }
 
     def _from_union(
-        self, union: IndexReader, targets: list[Served], request: SearchRequest
+        self, union: IndexReader, targets: list[Served], request: SearchRequest, *, rescore: bool
     ) -> dict[str, Any]:
-        """:meth:`_merged` answered by one search of the libraries' union (``hub_union.ranked``)."""
+        """:meth:`_merged` answered by one search of the libraries' union (``hub_union.ranked``), its
+        hits scored by their own libraries' statistics when ``rescore``."""
         names = [served.name for served in targets]
         named = named_libraries(request.query, names) if self._named_first else []
-        found = union_page(union, self._view, request, named)
+        found = union_page(union, self._view, request, named, rescore=rescore)
         empty = not found.hits and request.offset == 0
         hint = self._hint(request.query, request.filters, targets) if empty else None
         hits = [_hit_dict(served, section) for served, section in found.hits]

@@ -65,14 +65,18 @@ class UnionPage:
     inferred: dict[str, str]
 
 
-def union_page(union: IndexReader, view: HubView, request: SearchRequest, first: Sequence[str]) -> UnionPage:
-    """``request`` searched on ``union``, the hits of the libraries ``first`` ranked first."""
+def union_page(
+    union: IndexReader, view: HubView, request: SearchRequest, first: Sequence[str], *, rescore: bool = False
+) -> UnionPage:
+    """``request`` searched on ``union``, the hits of the libraries ``first`` ranked first; each hit
+    scored as its own library scores it when ``rescore`` (``search.rescore``)."""
     clause = None
     if first:
         clause = f"{LIBRARY_COLUMN} IN ({', '.join(map(sql_literal, first))})"
     page = union.search(
         SearchRequest(request.query, request.filters, request.limit, request.offset, request.mode),
         first=clause,
+        rescore=rescore,
     )
     served = {s.name: s for s in view.defaults()}
     hits = []
