@@ -16,6 +16,7 @@ from docs_mcp.search.query import fulltext_clauses, fulltext_query
 from docs_mcp.search.rescore import LibraryStatistics
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN, TABLE_NAME
+from docs_mcp.store.library_terms import tokens_column
 from testkit.index_fixtures import SDK_FILES, write_docs
 
 QUERIES = [
@@ -57,18 +58,19 @@ def test_each_rescored_score_is_the_libraries_own_lancedb_score(
     statistics = LibraryStatistics(made)
     assert statistics.available
     rows = lancedb.connect(str(made / LANCEDB_DIR)).open_table(TABLE_NAME)
-    everything = rows.search().select(["id", LIBRARY_COLUMN, *FTS_COLUMNS]).limit(None).to_arrow().to_pylist()
+    columns = ["id", LIBRARY_COLUMN, *map(tokens_column, FTS_COLUMNS)]
+    everything = rows.search().select(columns).limit(None).to_arrow()
     checked = phrases = 0
     for query in QUERIES:
         clauses = fulltext_clauses(query, SearchConfig())
         phrases += any(clause.phrase for clause in clauses)
         frequencies = statistics.load(clauses)
         own = {name: _own_scores(path, query) for name, path in libraries.items()}
-        for row in everything:
-            name, chunk_id = row["id"].split("/", 1)
-            score = statistics.score(name, {c: row[c] for c in FTS_COLUMNS}, clauses, frequencies)
+        scores = statistics.scores(everything, clauses, frequencies)
+        for row_id, score in zip(everything["id"].to_pylist(), scores, strict=True):
+            name, chunk_id = row_id.split("/", 1)
             expected = own[name].get(chunk_id, 0.0)  # a chunk its library does not match scores 0
-            assert score == pytest.approx(expected, rel=1e-5, abs=1e-6), (query, row["id"])
+            assert score == pytest.approx(expected, rel=1e-5, abs=1e-6), (query, row_id)
             checked += expected > 0
     assert checked > 50 and phrases >= 4
 

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 
 from docs_mcp import __version__
 from docs_mcp.errors import IndexUnavailable
-from docs_mcp.indexing.library_terms import LibraryTerms
+from docs_mcp.indexing.library_terms import TOKENS_TYPE, LibraryTerms
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.columns import (
@@ -46,6 +46,7 @@ from docs_mcp.store.columns import (
     table_schema,
 )
 from docs_mcp.store.index_manifest import FacetTaxonomy, IndexManifest, read_manifest, write_manifest
+from docs_mcp.store.library_terms import tokens_column
 from docs_mcp.store.term_table import TERMS_TABLE
 
 __all__ = ["UnionBuilt", "union", "union_key"]
@@ -87,6 +88,8 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     if all(_has_leads(path) for _name, path in libraries):  # else every copy is ranked, as before leads
         schema = schema.append(pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False))
     schema = schema.append(pa.field(LIBRARY_COLUMN, pa.string(), nullable=False))
+    for column in FTS_COLUMNS:  # each row's tokens: its library's scores without tokenizing again
+        schema = schema.append(pa.field(tokens_column(column), TOKENS_TYPE, nullable=False))
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
     try:
@@ -140,7 +143,8 @@ def _rows(
 ) -> Iterator[pa.RecordBatch]:
     """Every library's rows in ``schema``, one library read at a time, in batches; each library's
     term statistics counted into ``statistics``."""
-    wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN]
+    tokens = {tokens_column(column): column for column in FTS_COLUMNS}
+    wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN and f.name not in tokens]
     for name, path in libraries:
         table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
         present = set(table.schema.names)
@@ -152,12 +156,14 @@ def _rows(
                 )
         read = [c for c in wanted if c in present and c != "markdown"]
         rows = table.search().select(read).limit(None).to_arrow()
-        statistics.add(name, rows)
+        made = statistics.add(name, rows)
         prefix = pa.scalar(f"{name}/")
         columns: list[pa.Array | pa.ChunkedArray] = []
         for field in schema:
             if field.name == LIBRARY_COLUMN:
                 columns.append(pa.array([name] * rows.num_rows, pa.string()))
+            elif field.name in tokens:
+                columns.append(made[tokens[field.name]])
             elif field.name == "markdown":  # only get_doc shows it, from the library's own index
                 columns.append(pa.array([""] * rows.num_rows, pa.string()))
             elif field.name not in present:  # a facet, URL or copy column this library lacks

@@ -17,20 +17,21 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import lancedb
+import numpy as np
 
 from docs_mcp.search import lance
 from docs_mcp.search.query import Clause
 from docs_mcp.search.types import Ranked
 from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN
 from docs_mcp.store.impact_table import HASH_COLUMN, bm25_impact, token_hash
-from docs_mcp.store.library_terms import LIBRARY_SIZES, LIBRARY_TERMS, ROWS_COLUMN
+from docs_mcp.store.library_terms import LIBRARY_SIZES, LIBRARY_TERMS, ROWS_COLUMN, short_hash, tokens_column
 
 __all__ = ["LibraryStatistics", "RESCORE_FACTOR", "rescored"]
 
@@ -120,49 +121,78 @@ class LibraryStatistics:
                 self._held.popitem(last=False)
         return held
 
-    def score(
+    def scores(
         self,
-        library: str,
-        columns: dict[str, str],
+        read: Any,
         clauses: Sequence[Clause],
         frequencies: dict[int, dict[str, dict[str, int]]],
-    ) -> float:
-        """The full-text score of a chunk of ``library`` whose full-text ``columns`` hold these texts,
-        for the query of ``clauses``, as the library's own index scores it (``frequencies``: what
-        :meth:`load` returned for them)."""
-        chunks, averages = self._sizes[library]
-        tokenized = {column: list(lancedb.tokenize(text or "")) for column, text in columns.items()}
-        counts = {column: Counter(t.text for t in tokens) for column, tokens in tokenized.items()}
-        total = 0.0
-        for clause in _clause_tokens(tuple(clauses)):
-            found = counts.get(clause.column)
-            if found is None or not clause.tokens:
+    ) -> list[float]:
+        """The full-text score of each row of ``read`` (an Arrow table with the library and each
+        full-text column's tokens, ``store.library_terms.tokens_column``) for the query of
+        ``clauses``, as the row's library's own index scores it (``frequencies``: what :meth:`load`
+        returned for them)."""
+        libraries = read[LIBRARY_COLUMN].to_pylist()
+        totals = [0.0] * len(libraries)
+        made = _clause_tokens(tuple(clauses))
+        for column in FTS_COLUMNS:
+            wanted = [c for c in made if c.column == column and c.tokens]
+            if not wanted or not libraries:
                 continue
-            if clause.phrase and not _has_phrase(tokenized[clause.column], clause):
-                continue
-            length = len(tokenized[clause.column])
-            for token in clause.tokens:
-                frequency = found.get(token, 0)
-                if not frequency:
-                    continue
-                holding = frequencies.get(token_hash(token), {}).get(library, {}).get(clause.column, 0)
-                score = bm25_impact(chunks, holding, frequency, length, averages[clause.column])
-                total += clause.boost * score
-        return total
+            rows = _ColumnTokens(read[tokens_column(column)].combine_chunks())
+            keys = {t: token_hash(t) for c in wanted for t in c.tokens}
+            counts = rows.counts({short_hash(key) for key in keys.values()})
+            for clause in wanted:
+                holding = rows.phrases(clause) if clause.phrase else None
+                for token in clause.tokens:  # a token named twice is scored twice, as LanceDB does
+                    key = keys[token]
+                    for row, frequency in counts.get(short_hash(key), {}).items():
+                        if holding is not None and row not in holding:
+                            continue
+                        library = libraries[row]
+                        chunks, averages = self._sizes[library]
+                        df = frequencies.get(key, {}).get(library, {}).get(column, 0)
+                        score = bm25_impact(chunks, df, frequency, rows.length(row), averages[column])
+                        totals[row] += clause.boost * score
+        return totals
 
 
-def _has_phrase(tokens: Sequence[Any], clause: _Tokens) -> bool:
-    """Whether ``clause``'s tokens stand in ``tokens`` at their offsets from the first one."""
-    places: dict[str, set[int]] = {}
-    wanted = set(clause.tokens)
-    for token in tokens:
-        if token.text in wanted:
-            places.setdefault(token.text, set()).add(token.position)
-    first = places.get(clause.tokens[0], set())
-    return any(
-        all(start + offset in places.get(token, ()) for token, offset in zip(clause.tokens, clause.offsets))
-        for start in first
-    )
+class _ColumnTokens:
+    """One full-text column's tokens of the rows read (``store.library_terms``), flat."""
+
+    def __init__(self, tokens: Any) -> None:
+        self._flat = tokens.values.to_numpy(zero_copy_only=False)
+        self._offsets = tokens.offsets.to_numpy(zero_copy_only=False)
+        held = np.concatenate([[0], np.cumsum(self._flat != 0)])
+        self._lengths = held[self._offsets[1:]] - held[self._offsets[:-1]]
+
+    def length(self, row: int) -> int:
+        """The row's length in tokens."""
+        return int(self._lengths[row])
+
+    def _row_of(self, places: Any) -> Any:
+        return np.searchsorted(self._offsets, places, side="right") - 1
+
+    def counts(self, keys: set[int]) -> dict[int, dict[int, int]]:
+        """Per key of ``keys``, per row holding it, how often."""
+        wanted = np.array(sorted(keys), dtype=np.uint32)
+        places = np.nonzero(np.isin(self._flat, wanted))[0]
+        found: dict[int, dict[int, int]] = {}
+        for key, row in zip(self._flat[places].tolist(), self._row_of(places).tolist(), strict=True):
+            per_row = found.setdefault(key, {})
+            per_row[row] = per_row.get(row, 0) + 1
+        return found
+
+    def phrases(self, clause: _Tokens) -> set[int]:
+        """The rows where ``clause``'s tokens stand at their offsets from the first one."""
+        keys = [short_hash(token_hash(t)) for t in clause.tokens]
+        starts = np.nonzero(self._flat == keys[0])[0]
+        rows = self._row_of(starts)
+        kept = np.ones(len(starts), dtype=bool)
+        for key, offset in zip(keys[1:], clause.offsets[1:], strict=True):
+            at = starts + offset
+            inside = at < self._offsets[rows + 1]  # within the same row
+            kept &= inside & (self._flat[np.minimum(at, len(self._flat) - 1)] == key)
+        return set(rows[kept].tolist())
 
 
 def rescored(
@@ -171,19 +201,10 @@ def rescored(
     clauses: Sequence[Clause],
     frequencies: dict[int, dict[str, dict[str, int]]],
 ) -> Ranked:
-    """The rows of ``read`` (an Arrow table with ``id``, the library and the full-text columns),
-    each scored as its library scores it, best first, ties broken by id."""
-    values = read.select(["id", LIBRARY_COLUMN, *FTS_COLUMNS]).to_pydict()
-    scores: Iterable[tuple[str, float]] = (
-        (
-            cid,
-            statistics.score(
-                values[LIBRARY_COLUMN][i], {c: values[c][i] for c in FTS_COLUMNS}, clauses, frequencies
-            ),
-        )
-        for i, cid in enumerate(values["id"])
-    )
-    return sorted(scores, key=lambda hit: (-hit[1], hit[0]))
+    """The rows of ``read`` (an Arrow table with ``id``, the library and the full-text columns'
+    tokens), each scored as its library scores it, best first, ties broken by id."""
+    scores = statistics.scores(read, clauses, frequencies)
+    return sorted(zip(read["id"].to_pylist(), scores, strict=True), key=lambda hit: (-hit[1], hit[0]))
 
 
 @dataclass(frozen=True)
@@ -206,7 +227,7 @@ class Rescoring:
     ) -> tuple[Ranked, bool]:
         """``lance.text_leg`` of the union read :data:`RESCORE_FACTOR` times as deep, its rows scored
         as their libraries score them, the best ``depth`` kept; and whether it holds every match."""
-        wanted = [*(rows.columns if rows else []), LIBRARY_COLUMN, *FTS_COLUMNS]
+        wanted = [*(rows.columns if rows else []), LIBRARY_COLUMN, *map(tokens_column, FTS_COLUMNS)]
         extra = lance.Rows(list(dict.fromkeys(wanted)))
         deeper = depth * RESCORE_FACTOR
         found = await lance.text_leg(table, query, where, deeper, texts, extra)
