@@ -6,7 +6,7 @@ hit). ``Ranker`` runs it for ``DocsIndex.search``, which decides what to rank an
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,8 +19,8 @@ from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
-from docs_mcp.search.query import fulltext_clauses, fulltext_query, is_long
-from docs_mcp.search.rescore import LibraryStatistics, Rescoring
+from docs_mcp.search.query import Clause, fulltext_clauses, fulltext_query, is_long
+from docs_mcp.search.rescore import LibraryStatistics, Rescoring, library_of
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 from docs_mcp.store.columns import COPY_COLUMN, facet_column
 
@@ -55,6 +55,9 @@ class Ranking:
     # A union's search scoring each hit as its own library does (``search.rescore``): asked with
     # ``rescore``, set by ``Ranker.folded`` (None: scores as the union's index gives them).
     rescore: bool = False
+    # Per library of a union, the words its own index matches (its facet values named taken out, as
+    # that index takes them out); None: the ranking's ``query`` for every library.
+    own_terms: Callable[[str], str] | None = None
     rescoring: Rescoring | None = None
 
 
@@ -97,9 +100,7 @@ class Ranker:
             # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
             self._frequencies.load(ranking.query)
         if ranking.rescore and self._statistics is not None and ranking.mode == "fulltext":
-            clauses = fulltext_clauses(ranking.query, self._config, self._frequencies.loaded)
-            rescoring = Rescoring(self._statistics, clauses, self._statistics.load(clauses))
-            ranking = replace(ranking, rescoring=rescoring)
+            ranking = replace(ranking, rescoring=self._rescoring(ranking))
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -130,6 +131,25 @@ class Ranker:
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)
+
+    def _rescoring(self, ranking: Ranking) -> Rescoring:
+        """What the legs of ``ranking`` need to score each hit as its library does: each library's
+        clauses (of the words ``ranking.own_terms`` says it matches; the ranking's own words when
+        not given), the frequencies of every token of the query in each library."""
+        assert self._statistics is not None
+        loaded = self._frequencies.loaded
+        clauses = fulltext_clauses(ranking.query, self._config, loaded)
+        own_terms = ranking.own_terms
+        if own_terms is None:
+            return Rescoring(self._statistics, lambda _library: clauses, self._statistics.load(clauses))
+        made: dict[str, tuple[Clause, ...]] = {}
+
+        def clauses_of(library: str) -> tuple[Clause, ...]:
+            if library not in made:
+                made[library] = fulltext_clauses(own_terms(library), self._config, loaded)
+            return made[library]
+
+        return Rescoring(self._statistics, clauses_of, self._statistics.load(clauses))
 
     async def _ranked(
         self,
@@ -169,7 +189,7 @@ class Ranker:
             matched.update((cid, TEXT) for cid, _ in ranked)
         if self._prior is None:
             return ranked, complete
-        return self._weighed(ranking.query, ranked, rows), complete
+        return self._weighed(ranking, ranked, rows), complete
 
     async def _standouts(
         self,
@@ -213,16 +233,24 @@ class Ranker:
         await lance.read_ids(self._table, [cid for cid, _ in kept], texts, rows)
         return sorted([*leads, *kept], key=lambda hit: (-hit[1], hit[0]))
 
-    def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
+    def _weighed(self, ranking: Ranking, ranked: Ranked, rows: lance.Rows) -> Ranked:
         """``ranked`` with the kind prior applied. It reads every candidate's kind: from the rows the
         legs just read (remembered now, not after the search), any others in one batched read,
-        never one query per candidate."""
+        never one query per candidate. A union's hits scored as their libraries' are weighed on the
+        words their own library matches (the prior reads a question's first word)."""
         assert self._prior is not None
         for read in rows.read:
             self._catalog.remember(read)
         rows.read.clear()
         roles = self._catalog.roles([cid for cid, _ in ranked])
-        return self._prior.apply(ranked, query, roles.get)
+        rescoring = ranking.rescoring
+        if rescoring is None or ranking.own_terms is None:
+            return self._prior.apply(ranked, ranking.query, roles.get)
+        by_words: dict[str, Ranked] = {}
+        for hit in ranked:
+            by_words.setdefault(ranking.own_terms(library_of(hit[0])), []).append(hit)
+        weighed = [hit for words, hits in by_words.items() for hit in self._prior.apply(hits, words, roles.get)]
+        return sorted(weighed, key=lambda hit: (-hit[1], hit[0]))
 
     async def _text_leg(
         self,
@@ -246,7 +274,7 @@ class Ranker:
         lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
         if complete or not lowered or self._prior is None:
             return found, complete
-        weighed = self._weighed(ranking.query, found, rows)
+        weighed = self._weighed(ranking, found, rows)
         bound = self._prior.ceiling(ranking.query) * max(found[-1][1], 0.0)
         need = max(1, depth // _SETTLED)
         if len(weighed) >= need and weighed[need - 1][1] >= bound:

@@ -6,7 +6,7 @@ protocol, so its modules name no LanceDB class (the index opens in the backgroun
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -30,6 +30,7 @@ class IndexReader(Protocol):
     resource_values: dict[str, list[str]]
     vector_floor: float | None
     rescores: bool
+    vocabulary_key: str
 
     def search(
         self,
@@ -38,7 +39,10 @@ class IndexReader(Protocol):
         inferred: Mapping[str, str] | None = None,
         first: str | None = None,
         rescore: bool = False,
+        own_terms: Callable[[str], str] | None = None,
     ) -> SearchPage: ...
+
+    def query_words(self, request: SearchRequest) -> tuple[dict[str, str], str]: ...
 
     def plan(self, request: SearchRequest) -> SearchPlan: ...
 

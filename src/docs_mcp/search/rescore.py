@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN
 from docs_mcp.store.impact_table import HASH_COLUMN, bm25_impact, token_hash
 from docs_mcp.store.library_terms import LIBRARY_SIZES, LIBRARY_TERMS, ROWS_COLUMN, short_hash, tokens_column
 
-__all__ = ["LibraryStatistics", "RESCORE_FACTOR", "rescored"]
+__all__ = ["RESCORE_FACTOR", "LibraryStatistics", "Rescoring", "library_of", "rescored"]
 
 # A rescored leg reads this many times the candidates it returns from the union's own ranking, then
 # keeps the best by each library's scores (docs/scaling.md measures the factors tried).
@@ -51,6 +51,11 @@ class _Tokens:
     phrase: bool
     tokens: tuple[str, ...]
     offsets: tuple[int, ...]
+
+
+def library_of(chunk_id: str) -> str:
+    """The library of a union's row ``chunk_id`` (``indexing.union`` prefixes ids with ``NAME/``)."""
+    return chunk_id.split("/", 1)[0]
 
 
 @functools.lru_cache(maxsize=256)
@@ -124,14 +129,33 @@ class LibraryStatistics:
     def scores(
         self,
         read: Any,
-        clauses: Sequence[Clause],
+        clauses_of: Callable[[str], Sequence[Clause]],
         frequencies: dict[int, dict[str, dict[str, int]]],
     ) -> list[float]:
         """The full-text score of each row of ``read`` (an Arrow table with the library and each
         full-text column's tokens, ``store.library_terms.tokens_column``) for the query of
-        ``clauses``, as the row's library's own index scores it (``frequencies``: what :meth:`load`
-        returned for them)."""
+        ``clauses_of`` its library, as the library's own index scores it (``frequencies``: what
+        :meth:`load` returned for their tokens)."""
         libraries = read[LIBRARY_COLUMN].to_pylist()
+        groups: dict[tuple[Clause, ...], list[int]] = {}
+        for row, library in enumerate(libraries):
+            groups.setdefault(tuple(clauses_of(library)), []).append(row)
+        if len(groups) <= 1:
+            return self._scores(read, libraries, next(iter(groups), ()), frequencies)
+        totals = [0.0] * len(libraries)
+        for clauses, rows in groups.items():
+            part = read.take(rows)
+            for row, score in zip(rows, self._scores(part, part[LIBRARY_COLUMN].to_pylist(), clauses, frequencies), strict=True):
+                totals[row] = score
+        return totals
+
+    def _scores(
+        self,
+        read: Any,
+        libraries: list[str],
+        clauses: Sequence[Clause],
+        frequencies: dict[int, dict[str, dict[str, int]]],
+    ) -> list[float]:
         totals = [0.0] * len(libraries)
         made = _clause_tokens(tuple(clauses))
         for column in FTS_COLUMNS:
@@ -198,22 +222,22 @@ class _ColumnTokens:
 def rescored(
     statistics: LibraryStatistics,
     read: Any,
-    clauses: Sequence[Clause],
+    clauses_of: Callable[[str], Sequence[Clause]],
     frequencies: dict[int, dict[str, dict[str, int]]],
 ) -> Ranked:
     """The rows of ``read`` (an Arrow table with ``id``, the library and the full-text columns'
     tokens), each scored as its library scores it, best first, ties broken by id."""
-    scores = statistics.scores(read, clauses, frequencies)
+    scores = statistics.scores(read, clauses_of, frequencies)
     return sorted(zip(read["id"].to_pylist(), scores, strict=True), key=lambda hit: (-hit[1], hit[0]))
 
 
 @dataclass(frozen=True)
 class Rescoring:
-    """What one search's rescored legs need: the statistics, the query's clauses and their tokens'
-    frequencies (looked up before the legs run)."""
+    """What one search's rescored legs need: the statistics, each library's clauses (``clauses_of``
+    its name) and their tokens' frequencies (looked up before the legs run)."""
 
     statistics: LibraryStatistics
-    clauses: tuple[Clause, ...]
+    clauses_of: Callable[[str], Sequence[Clause]]
     frequencies: dict[int, dict[str, dict[str, int]]]
 
     async def text_leg(
@@ -233,6 +257,9 @@ class Rescoring:
         found = await lance.text_leg(table, query, where, deeper, texts, extra)
         if rows is not None:
             rows.read.extend(extra.read)
-        ranked = rescored(self.statistics, extra.read[0], self.clauses, self.frequencies)
+        ranked = rescored(self.statistics, extra.read[0], self.clauses_of, self.frequencies)
+        # A row matching none of its own library's words (only a facet value its library takes out
+        # of the query) is no hit of that library's search.
+        ranked = [hit for hit in ranked if hit[1] > 0.0]
         return ranked[:depth], len(found) < deeper and len(ranked) <= depth
 
