@@ -77,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.sdk_index:
         given.append(f"{SDKS}={args.sdk_index}")
     else:
-        given += [f"{folder.name}={folder}" for folder in sorted(args.sdk_slices.iterdir()) if folder.is_dir()]
+        given += [
+            f"{folder.name}={folder}" for folder in sorted(args.sdk_slices.iterdir()) if folder.is_dir()
+        ]
     ready = open_hub(parse_index_specs(given))
     try:
         view = union_ready(ready.hub)

@@ -303,7 +303,9 @@ class DocsIndex:
         """The facet values ``request``'s query names (and the request does not set), and the words a
         full-text search of it matches (the query without those names), as :meth:`search` finds them."""
         inferred = self._infer(request)
-        return inferred, self._vocabulary.without_names(request.query, inferred) if inferred else request.query
+        return inferred, self._vocabulary.without_names(
+            request.query, inferred
+        ) if inferred else request.query
 
     def _infer(self, request: SearchRequest) -> dict[str, str]:
         """The facet values the query names and the request does not set (none when inference is off)."""

@@ -249,7 +249,9 @@ class Ranker:
         by_words: dict[str, Ranked] = {}
         for hit in ranked:
             by_words.setdefault(ranking.own_terms(library_of(hit[0])), []).append(hit)
-        weighed = [hit for words, hits in by_words.items() for hit in self._prior.apply(hits, words, roles.get)]
+        weighed = [
+            hit for words, hits in by_words.items() for hit in self._prior.apply(hits, words, roles.get)
+        ]
         return sorted(weighed, key=lambda hit: (-hit[1], hit[0]))
 
     async def _text_leg(

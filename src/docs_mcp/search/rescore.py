@@ -145,7 +145,9 @@ class LibraryStatistics:
         totals = [0.0] * len(libraries)
         for clauses, rows in groups.items():
             part = read.take(rows)
-            for row, score in zip(rows, self._scores(part, part[LIBRARY_COLUMN].to_pylist(), clauses, frequencies), strict=True):
+            for row, score in zip(
+                rows, self._scores(part, part[LIBRARY_COLUMN].to_pylist(), clauses, frequencies), strict=True
+            ):
                 totals[row] = score
         return totals
 
@@ -262,4 +264,3 @@ class Rescoring:
         # of the query) is no hit of that library's search.
         ranked = [hit for hit in ranked if hit[1] > 0.0]
         return ranked[:depth], len(found) < deeper and len(ranked) <= depth
-

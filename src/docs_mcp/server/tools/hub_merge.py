@@ -94,7 +94,9 @@ def named_libraries(query: str, names: Sequence[str]) -> list[str]:
     return named
 
 
-def ranked_first(query: str, targets: Sequence[Served], values_named: Mapping[str, Mapping[str, str]]) -> list[str]:
+def ranked_first(
+    query: str, targets: Sequence[Served], values_named: Mapping[str, Mapping[str, str]]
+) -> list[str]:
     """The libraries of ``targets`` whose hits a merged search ranks first: those the query names;
     else, when only some do, the libraries holding the most facet values it names (``values_named``:
     per library, what its index found the query to name), as in "the dub sdk for go": their

@@ -206,10 +206,10 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         union = union_for(self._view, request, exact_only=self._fusion != "score" or not self._cutoff)
-        mode = union_mode()
-        if union is not None and mode == "rescore" and union.rescores:
+        using = union_mode()
+        if union is not None and using == "rescore" and union.rescores:
             return self._rescored(union, targets, request)
-        if union is not None and mode == "rank":
+        if union is not None and using == "rank":
             return self._from_union(union, targets, request)
         if union is not None:  # "route" (or a union without the libraries' statistics) chooses them
             targets = routed(

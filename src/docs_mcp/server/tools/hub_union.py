@@ -27,7 +27,16 @@ from docs_mcp.server.tools.hub_merge import own
 from docs_mcp.server.tools.hub_schema import LIBRARY as LIBRARY_ARGUMENT
 from docs_mcp.store.columns import LIBRARY_COLUMN
 
-__all__ = ["OwnWords", "UnionPage", "own_words", "ranked", "rescored_page", "routed", "union_for", "union_page"]
+__all__ = [
+    "OwnWords",
+    "UnionPage",
+    "own_words",
+    "ranked",
+    "rescored_page",
+    "routed",
+    "union_for",
+    "union_page",
+]
 
 # How deep the union is read to choose the libraries a routed search asks: this many times the hits
 # the page needs (its offset, its limit and one more), at most a page of LIMIT_MAX. Measured on the
