@@ -4,7 +4,7 @@ A union index (``indexing.union``) ranks by BM25 over every library's rows toget
 one library but common in the others weighs less there than in that library's own index. This
 module scores a hit as its library's index would: the same clauses (``search.query``), the tokens
 LanceDB's tokenizer makes of the hit's full-text columns, and the library's chunks, average column
-lengths and token frequencies in LanceDB's BM25 (``store.impact_table.bm25_impact``). A word clause
+lengths and token frequencies in LanceDB's BM25 (``store.impact_table.bm25_scores``). A word clause
 scores each query token the chunk holds (a token named twice, twice), times the clause's boost; a
 phrase clause scores its tokens only where they stand next to each other, as LanceDB does
 (tests/search/test_rescore.py compares both with LanceDB's own scores).
@@ -30,7 +30,7 @@ from docs_mcp.search import lance
 from docs_mcp.search.query import Clause
 from docs_mcp.search.types import Ranked
 from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN
-from docs_mcp.store.impact_table import HASH_COLUMN, bm25_impact, token_hash
+from docs_mcp.store.impact_table import HASH_COLUMN, bm25_scores, token_hash
 from docs_mcp.store.library_terms import LIBRARY_SIZES, LIBRARY_TERMS, ROWS_COLUMN, short_hash, tokens_column
 
 __all__ = ["RESCORE_FACTOR", "LibraryStatistics", "Rescoring", "library_of", "rescored"]
@@ -51,6 +51,11 @@ class _Tokens:
     phrase: bool
     tokens: tuple[str, ...]
     offsets: tuple[int, ...]
+
+
+@functools.lru_cache(maxsize=TOKENS_CACHED)
+def _key(token: str) -> int:
+    return token_hash(token)
 
 
 def library_of(chunk_id: str) -> str:
@@ -106,7 +111,7 @@ class LibraryStatistics:
     def load(self, clauses: Sequence[Clause]) -> dict[int, dict[str, dict[str, int]]]:
         """The statistics of the tokens of ``clauses``, those not held looked up in one query. Call it
         from the caller's thread, not LanceDB's loop."""
-        keys = {token_hash(t) for c in _clause_tokens(tuple(clauses)) for t in c.tokens}
+        keys = {_key(t) for c in _clause_tokens(tuple(clauses)) for t in c.tokens}
         with self._lock:
             missing = sorted(key for key in keys if key not in self._held)
         found: dict[int, dict[str, dict[str, int]]] = {key: {} for key in missing}
@@ -137,9 +142,12 @@ class LibraryStatistics:
         ``clauses_of`` its library, as the library's own index scores it (``frequencies``: what
         :meth:`load` returned for their tokens)."""
         libraries = read[LIBRARY_COLUMN].to_pylist()
-        groups: dict[tuple[Clause, ...], list[int]] = {}
+        by_library: dict[str, list[int]] = {}
         for row, library in enumerate(libraries):
-            groups.setdefault(tuple(clauses_of(library)), []).append(row)
+            by_library.setdefault(library, []).append(row)
+        groups: dict[tuple[Clause, ...], list[int]] = {}
+        for library, rows in by_library.items():
+            groups.setdefault(tuple(clauses_of(library)), []).extend(rows)
         if len(groups) <= 1:
             return self._scores(read, libraries, next(iter(groups), ()), frequencies)
         totals = [0.0] * len(libraries)
@@ -158,28 +166,42 @@ class LibraryStatistics:
         clauses: Sequence[Clause],
         frequencies: dict[int, dict[str, dict[str, int]]],
     ) -> list[float]:
-        totals = [0.0] * len(libraries)
+        """:meth:`scores` of rows sharing ``clauses``: per column, each query token's BM25 in each
+        row (its library's statistics), weighed by how often and with what boost each clause names
+        it, a phrase clause only in the rows holding the phrase."""
+        totals = np.zeros(len(libraries))
         made = _clause_tokens(tuple(clauses))
+        names, of_row = np.unique(np.array(libraries, dtype=object), return_inverse=True)
+        chunks = np.array([self._sizes[name][0] for name in names], dtype=np.float64)[of_row]
         for column in FTS_COLUMNS:
             wanted = [c for c in made if c.column == column and c.tokens]
             if not wanted or not libraries:
                 continue
+            tokens = sorted({t for c in wanted for t in c.tokens})
+            keys = [_key(t) for t in tokens]
             rows = _ColumnTokens(read[tokens_column(column)].combine_chunks())
-            keys = {t: token_hash(t) for c in wanted for t in c.tokens}
-            counts = rows.counts({short_hash(key) for key in keys.values()})
+            counts = rows.counts([short_hash(key) for key in keys])
+            if not counts.any():
+                continue
+            held = np.array(
+                [[frequencies.get(key, {}).get(name, {}).get(column, 0) for key in keys] for name in names],
+                dtype=np.float64,
+            )[of_row]
+            averages = np.array([self._sizes[name][1][column] for name in names])[of_row]
+            with np.errstate(divide="ignore", invalid="ignore"):  # rows holding no query token
+                scores = bm25_scores(
+                    chunks[:, None], held, counts, rows.lengths[:, None], averages[:, None]
+                )
+            scores = np.where(counts > 0, scores, 0.0)
             for clause in wanted:
-                holding = rows.phrases(clause) if clause.phrase else None
+                weights = np.zeros(len(tokens))
                 for token in clause.tokens:  # a token named twice is scored twice, as LanceDB does
-                    key = keys[token]
-                    for row, frequency in counts.get(short_hash(key), {}).items():
-                        if holding is not None and row not in holding:
-                            continue
-                        library = libraries[row]
-                        chunks, averages = self._sizes[library]
-                        df = frequencies.get(key, {}).get(library, {}).get(column, 0)
-                        score = bm25_impact(chunks, df, frequency, rows.length(row), averages[column])
-                        totals[row] += clause.boost * score
-        return totals
+                    weights[tokens.index(token)] += clause.boost
+                clause_scores = scores @ weights
+                if clause.phrase:
+                    clause_scores = clause_scores * rows.phrases(clause)
+                totals += clause_scores
+        return [float(total) for total in totals]
 
 
 class _ColumnTokens:
@@ -189,28 +211,23 @@ class _ColumnTokens:
         self._flat = tokens.values.to_numpy(zero_copy_only=False)
         self._offsets = tokens.offsets.to_numpy(zero_copy_only=False)
         held = np.concatenate([[0], np.cumsum(self._flat != 0)])
-        self._lengths = held[self._offsets[1:]] - held[self._offsets[:-1]]
-
-    def length(self, row: int) -> int:
-        """The row's length in tokens."""
-        return int(self._lengths[row])
+        self.lengths = held[self._offsets[1:]] - held[self._offsets[:-1]]  # each row's, in tokens
 
     def _row_of(self, places: Any) -> Any:
         return np.searchsorted(self._offsets, places, side="right") - 1
 
-    def counts(self, keys: set[int]) -> dict[int, dict[int, int]]:
-        """Per key of ``keys``, per row holding it, how often."""
-        wanted = np.array(sorted(keys), dtype=np.uint32)
-        places = np.nonzero(np.isin(self._flat, wanted))[0]
-        found: dict[int, dict[int, int]] = {}
-        for key, row in zip(self._flat[places].tolist(), self._row_of(places).tolist(), strict=True):
-            per_row = found.setdefault(key, {})
-            per_row[row] = per_row.get(row, 0) + 1
+    def counts(self, keys: Sequence[int]) -> Any:
+        """How often each row holds each of ``keys`` (rows x keys)."""
+        order = np.argsort(np.array(keys, dtype=np.uint32), kind="stable")
+        ordered = np.array(keys, dtype=np.uint32)[order]
+        places = np.nonzero(np.isin(self._flat, ordered))[0]
+        found = np.zeros((len(self.lengths), len(keys)))
+        np.add.at(found, (self._row_of(places), order[np.searchsorted(ordered, self._flat[places])]), 1)
         return found
 
-    def phrases(self, clause: _Tokens) -> set[int]:
-        """The rows where ``clause``'s tokens stand at their offsets from the first one."""
-        keys = [short_hash(token_hash(t)) for t in clause.tokens]
+    def phrases(self, clause: _Tokens) -> Any:
+        """Whether each row holds ``clause``'s tokens at their offsets from the first one."""
+        keys = [short_hash(_key(t)) for t in clause.tokens]
         starts = np.nonzero(self._flat == keys[0])[0]
         rows = self._row_of(starts)
         kept = np.ones(len(starts), dtype=bool)
@@ -218,7 +235,9 @@ class _ColumnTokens:
             at = starts + offset
             inside = at < self._offsets[rows + 1]  # within the same row
             kept &= inside & (self._flat[np.minimum(at, len(self._flat) - 1)] == key)
-        return set(rows[kept].tolist())
+        holding = np.zeros(len(self.lengths), dtype=bool)
+        holding[rows[kept]] = True
+        return holding
 
 
 def rescored(
