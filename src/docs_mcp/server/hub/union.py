@@ -50,7 +50,7 @@ logger = logging.getLogger(__name__)
 UNION_ENV = "DOCS_MCP_UNION"
 UnionMode = Literal["rescore", "rank", "route", "off"]
 UNION_MODES: tuple[UnionMode, ...] = ("rescore", "rank", "route", "off")
-UNION_DEFAULT: UnionMode = "rank"
+UNION_DEFAULT: UnionMode = "rescore"
 UNIONS_DIR = "unions"  # under the cache folder (serve --cache-dir, else store.cache_home)
 # Fewer libraries than this are searched each on its own: exact, and a few searches cost little.
 UNION_MIN_LIBRARIES = 2
