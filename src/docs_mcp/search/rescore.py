@@ -9,15 +9,13 @@ scores each query token the chunk holds (a token named twice, twice), times the 
 phrase clause scores its tokens only where they stand next to each other, as LanceDB does
 (tests/search/test_rescore.py compares both with LanceDB's own scores).
 
-The statistics of a query's tokens are looked up before its legs run (``load``, from the caller's
-thread: the legs run on LanceDB's loop), and held for the next queries within a bound.
+The statistics of a query's tokens are looked up before its legs run (``load``), in arrays read
+when the union is opened.
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +36,7 @@ __all__ = ["RESCORE_FACTOR", "LibraryStatistics", "Rescoring", "library_of", "re
 # A rescored leg reads this many times the candidates it returns from the union's own ranking, then
 # keeps the best by each library's scores (docs/scaling.md measures the factors tried).
 RESCORE_FACTOR = 2
-# Token statistics held across queries (one entry a token: its frequencies in every library holding it).
+# Token hashes held across queries (hashing is most of what a short query's statistics cost).
 TOKENS_CACHED = 4096
 
 
@@ -82,8 +80,9 @@ def _clause_tokens(clauses: tuple[Clause, ...]) -> tuple[_Tokens, ...]:
 
 
 class LibraryStatistics:
-    """The per-library statistics of the union in ``root``; ``available`` is False for a union made
-    before them (its hits cannot be rescored)."""
+    """The per-library statistics of the union in ``root``, read whole when it is opened (about 20
+    bytes per token of each library: its libraries' vocabularies, not its chunks); ``available`` is
+    False for a union made before them (its hits cannot be rescored)."""
 
     def __init__(self, root: Path) -> None:
         self.available = False
@@ -93,7 +92,7 @@ class LibraryStatistics:
         db = lance.connect(root)
         try:
             sizes = db.open_table(LIBRARY_SIZES).to_arrow().to_pylist()
-            self._terms: Any = db.open_table(LIBRARY_TERMS)
+            terms = db.open_table(LIBRARY_TERMS).to_arrow()
         except ValueError:  # "Table ... was not found": made before them
             return
         self.available = True
@@ -104,31 +103,27 @@ class LibraryStatistics:
             )
             for row in sizes
         }
-        self._lock = threading.Lock()
-        # token hash -> {library: {column: chunks holding it}}; the least recently used forgotten.
-        self._held: OrderedDict[int, dict[str, dict[str, int]]] = OrderedDict()
+        # Looked up per query token: a token's rows, one per library holding it, sorted by hash. A
+        # btree lookup per query cost 5-20 ms on a loaded machine (docs/scaling.md), this a few us.
+        hashes = terms[HASH_COLUMN].to_numpy()
+        order = np.argsort(hashes, kind="stable")
+        encoded = terms[LIBRARY_COLUMN].combine_chunks().dictionary_encode()
+        self._names: list[str] = encoded.dictionary.to_pylist()
+        self._hashes = hashes[order]
+        self._libraries = encoded.indices.to_numpy()[order]
+        self._holding = {c: terms[c].to_numpy()[order] for c in FTS_COLUMNS}
 
     def load(self, clauses: Sequence[Clause]) -> dict[int, dict[str, dict[str, int]]]:
-        """The statistics of the tokens of ``clauses``, those not held looked up in one query. Call it
-        from the caller's thread, not LanceDB's loop."""
-        keys = {_key(t) for c in _clause_tokens(tuple(clauses)) for t in c.tokens}
-        with self._lock:
-            missing = sorted(key for key in keys if key not in self._held)
-        found: dict[int, dict[str, dict[str, int]]] = {key: {} for key in missing}
-        if missing:
-            where = f"{HASH_COLUMN} IN ({', '.join(map(str, missing))})"
-            read = self._terms.search().where(where).limit(None).to_arrow().to_pydict()
-            for i, key in enumerate(read[HASH_COLUMN]):
-                found[key][read[LIBRARY_COLUMN][i]] = {c: int(read[c][i]) for c in FTS_COLUMNS}
-        with self._lock:
-            for key, libraries in found.items():
-                self._held[key] = libraries
-            held = {}
-            for key in keys:
-                self._held.move_to_end(key)
-                held[key] = self._held[key]
-            while len(self._held) > TOKENS_CACHED:
-                self._held.popitem(last=False)
+        """The statistics of the tokens of ``clauses``: per token hash, per library holding it, per
+        full-text column how many of its chunks hold it."""
+        held: dict[int, dict[str, dict[str, int]]] = {}
+        for key in {_key(t) for c in _clause_tokens(tuple(clauses)) for t in c.tokens}:
+            found = np.uint64(key)
+            low, high = np.searchsorted(self._hashes, found), np.searchsorted(self._hashes, found, "right")
+            held[key] = {
+                self._names[self._libraries[i]]: {c: int(self._holding[c][i]) for c in FTS_COLUMNS}
+                for i in range(low, high)
+            }
         return held
 
     def scores(
