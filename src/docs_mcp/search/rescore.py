@@ -184,9 +184,7 @@ class LibraryStatistics:
             )[of_row]
             averages = np.array([self._sizes[name][1][column] for name in names])[of_row]
             with np.errstate(divide="ignore", invalid="ignore"):  # rows holding no query token
-                scores = bm25_scores(
-                    chunks[:, None], held, counts, rows.lengths[:, None], averages[:, None]
-                )
+                scores = bm25_scores(chunks[:, None], held, counts, rows.lengths[:, None], averages[:, None])
             scores = np.where(counts > 0, scores, 0.0)
             for clause in wanted:
                 weights = np.zeros(len(tokens))
