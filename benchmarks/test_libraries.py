@@ -225,9 +225,8 @@ def test_search_and_memory_for_1_10_and_100_libraries(
                 figures[f"merged_p50_ms_{name}"] / figures[f"merged_p50_ms_{kind}_1"], 3
             )
         if {"rank", "rescore"} <= set(kinds):  # what keeping each library's scores costs over rank
-            figures[f"rescore_over_rank_{kind}_100"] = round(
-                figures[f"merged_p50_ms_{kind}_{MANY}_rescore"] / figures[f"merged_p50_ms_{kind}_{MANY}_rank"], 3
-            )
+            rescore, rank = (figures[f"merged_p50_ms_{kind}_{MANY}_{mode}"] for mode in ("rescore", "rank"))
+            figures[f"rescore_over_rank_{kind}_100"] = round(rescore / rank, 3)
     figures["rss_mib_per_added_index"] = round(
         (figures[f"rss_mib_after_copies_{MANY}"] - figures["rss_mib_after_copies_1"]) / (MANY - 1), 2
     )
