@@ -6,8 +6,9 @@ index folder that ``DocsIndex`` opens like any other: every row keeps its column
 path and copy group prefixed by its library (``NAME/``, names hold no ``/``) so that rows of several
 libraries never collide, and a ``library`` column (bitmap-indexed) says whose it is. Its facets are the
 union of the libraries' facets (a row of a library without a facet holds null there); its taxonomy
-merges theirs. BM25 statistics are the union's, not each library's: answers differ from asking every
-library's own index (docs/scaling.md measures how far).
+merges theirs. BM25 statistics are the union's, not each library's: its own ranking differs from
+asking every library's own index (docs/scaling.md measures how far); each library's statistics are
+kept beside it (``store.library_terms``), so that a hit can be scored as its library scores it.
 
 The folder is written under a temporary name and renamed into place, so a reader never sees half of
 one; its name is :func:`union_key` of the libraries' names and index identities, so a server started
@@ -30,12 +31,14 @@ import pyarrow.compute as pc
 
 from docs_mcp import __version__
 from docs_mcp.errors import IndexUnavailable
+from docs_mcp.indexing.library_terms import TOKENS_TYPE, LibraryTerms
 from docs_mcp.indexing.terms import WordCounts
 from docs_mcp.indexing.writer import write_batches
 from docs_mcp.store.columns import (
     COPY_COLUMN,
     COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
+    FTS_COLUMNS,
     LANCEDB_DIR,
     LIBRARY_COLUMN,
     POSITION_COLUMN,
@@ -43,6 +46,7 @@ from docs_mcp.store.columns import (
     table_schema,
 )
 from docs_mcp.store.index_manifest import FacetTaxonomy, IndexManifest, read_manifest, write_manifest
+from docs_mcp.store.library_terms import tokens_column
 from docs_mcp.store.term_table import TERMS_TABLE
 
 __all__ = ["UnionBuilt", "union", "union_key"]
@@ -84,14 +88,18 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     if all(_has_leads(path) for _name, path in libraries):  # else every copy is ranked, as before leads
         schema = schema.append(pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False))
     schema = schema.append(pa.field(LIBRARY_COLUMN, pa.string(), nullable=False))
+    for column in FTS_COLUMNS:  # each row's tokens: its library's scores without tokenizing again
+        schema = schema.append(pa.field(tokens_column(column), TOKENS_TYPE, nullable=False))
     cache.mkdir(parents=True, exist_ok=True)
     building = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
     try:
         words = _word_counts(libraries)
-        batches = _rows(libraries, schema)
+        statistics = LibraryTerms(FTS_COLUMNS)
+        batches = _rows(libraries, schema, statistics)
         write_batches(
             building, schema, batches, sorted(facets), bitmaps=(LIBRARY_COLUMN,), impacts=False, words=words
         )
+        statistics.write(lancedb.connect(str(building / LANCEDB_DIR)))
         moved = [name for name, path in libraries if read_manifest(path).identity != manifests[name].identity]
         if moved:  # rebuilt while read: its rows may be the new build's, the key the old one's
             raise IndexUnavailable(
@@ -130,9 +138,13 @@ def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:
     return words
 
 
-def _rows(libraries: Sequence[tuple[str, Path]], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
-    """Every library's rows in ``schema``, one library read at a time, in batches."""
-    wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN]
+def _rows(
+    libraries: Sequence[tuple[str, Path]], schema: pa.Schema, statistics: LibraryTerms
+) -> Iterator[pa.RecordBatch]:
+    """Every library's rows in ``schema``, one library read at a time, in batches; each library's
+    term statistics counted into ``statistics``."""
+    tokens = {tokens_column(column): column for column in FTS_COLUMNS}
+    wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN and f.name not in tokens]
     for name, path in libraries:
         table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
         present = set(table.schema.names)
@@ -144,11 +156,14 @@ def _rows(libraries: Sequence[tuple[str, Path]], schema: pa.Schema) -> Iterator[
                 )
         read = [c for c in wanted if c in present and c != "markdown"]
         rows = table.search().select(read).limit(None).to_arrow()
+        made = statistics.add(name, rows)
         prefix = pa.scalar(f"{name}/")
         columns: list[pa.Array | pa.ChunkedArray] = []
         for field in schema:
             if field.name == LIBRARY_COLUMN:
                 columns.append(pa.array([name] * rows.num_rows, pa.string()))
+            elif field.name in tokens:
+                columns.append(made[tokens[field.name]])
             elif field.name == "markdown":  # only get_doc shows it, from the library's own index
                 columns.append(pa.array([""] * rows.num_rows, pa.string()))
             elif field.name not in present:  # a facet, URL or copy column this library lacks

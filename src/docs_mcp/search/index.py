@@ -8,10 +8,11 @@ only read; the row catalog reads what a request needs, behind bounded caches.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from docs_mcp.search.inference import Vocabulary
 from docs_mcp.search.kind_prior import KIND
 from docs_mcp.search.query import fulltext_clauses, fulltext_query
 from docs_mcp.search.ranking import Ranker, Ranking
+from docs_mcp.search.rescore import LibraryStatistics
 from docs_mcp.search.snippets import make_snippet
 from docs_mcp.search.types import (
     CONTEXT_MAX,
@@ -126,6 +128,11 @@ class DocsIndex:
             named, {n: t.aliases for n, t in taxonomy.items()}, config.facets.language
         )
         self._folder = Folder(path_words(self._vocabulary.spellings))
+        # Indexes naming their facet values alike find the same values and words in a query (a hub's
+        # merged search asks one of them for all: ``server.tools.hub_union``).
+        self.vocabulary_key = json.dumps(
+            [self._vocabulary.spellings, config.infer_filters, config.facets.language], sort_keys=True
+        )
         self._resource_ids: list[str] | None = None
         indexed = any(VECTOR_COLUMN in index.columns for index in table.list_indices())
         self._ef = config.hnsw_ef if indexed else None
@@ -144,6 +151,9 @@ class DocsIndex:
         self._copies = copies
         terms = terms_table(path)
         self._bounds = ScoreBounds(path)
+        # A union of libraries keeps each one's BM25 statistics: its hits can be scored as theirs.
+        statistics = LibraryStatistics(path) if manifest.embedding is None else None
+        self.rescores = statistics is not None and statistics.available
         # The kind prior multiplies a score by up to its ceiling for a query (a bound must allow for it).
         self._prior = config.kind_prior if KIND in self.facets else None
         self._ranker = Ranker(
@@ -156,6 +166,7 @@ class DocsIndex:
             self.vector_floor,
             copies,
             WordFrequencies(self._async_table, terms),
+            statistics if self.rescores else None,
         )
 
     @classmethod
@@ -204,14 +215,21 @@ class DocsIndex:
         *,
         inferred: Mapping[str, str] | None = None,
         first: str | None = None,
+        rescore: bool = False,
+        own_terms: Callable[[str], str] | None = None,
     ) -> SearchPage:
         """One page of hits for ``request`` (see :meth:`_search`); a damaged data file is
         ``IndexUnavailable``, one line."""
         with lance_reads(self.path):
-            return self._search(request, inferred, first)
+            return self._search(request, inferred, first, rescore, own_terms)
 
     def _search(
-        self, request: SearchRequest, inferred: Mapping[str, str] | None = None, first: str | None = None
+        self,
+        request: SearchRequest,
+        inferred: Mapping[str, str] | None = None,
+        first: str | None = None,
+        rescore: bool = False,
+        own_terms: Callable[[str], str] | None = None,
     ) -> SearchPage:
         """One page of hits for ``request``, best first, ties broken by chunk id.
 
@@ -222,6 +240,10 @@ class DocsIndex:
         ``inferred``: the facet values the query names, as :meth:`plan` found them (not inferred
         again). ``first``: an SQL condition whose hits rank first instead of the inferred values'
         (the union of several libraries: the libraries a query names, ``server.tools.hub_union``).
+        ``rescore``: a union scores each full-text hit as its own library's index does
+        (``search.rescore``; ignored by an index without the libraries' statistics); ``own_terms``:
+        per library, the words its own index matches (:meth:`query_words`): the union's legs then
+        match every word of the query, each hit scored on its library's words.
 
         Raises ``QueryError`` for an unknown facet or a value the index does not hold.
         """
@@ -246,7 +268,9 @@ class DocsIndex:
         wanted = request.offset + request.limit + 1  # one more tells whether another page exists
         # The full-text leg matches the words that did not name an inferred filter value.
         terms = self._vocabulary.without_names(request.query, inferred) if inferred else request.query
-        ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted)
+        if rescore and own_terms is not None:
+            terms = request.query  # each library's words are a part of it: the legs find all their hits
+        ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted, rescore, own_terms)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
         self._copies.listed(page, where)  # a page's copies, when the ranking held their leads only
@@ -274,6 +298,14 @@ class DocsIndex:
                 factor = max(self._prior.ceiling(q) for q in (request.query, terms)) if self._prior else 1.0
                 bound = self._bounds.bound(fulltext_clauses(terms, self.config), factor)
         return SearchPlan(mode, fallback, inferred, bound)
+
+    def query_words(self, request: SearchRequest) -> tuple[dict[str, str], str]:
+        """The facet values ``request``'s query names (and the request does not set), and the words a
+        full-text search of it matches (the query without those names), as :meth:`search` finds them."""
+        inferred = self._infer(request)
+        return inferred, self._vocabulary.without_names(
+            request.query, inferred
+        ) if inferred else request.query
 
     def _infer(self, request: SearchRequest) -> dict[str, str]:
         """The facet values the query names and the request does not set (none when inference is off)."""

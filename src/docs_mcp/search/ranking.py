@@ -6,8 +6,8 @@ hit). ``Ranker`` runs it for ``DocsIndex.search``, which decides what to rank an
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from docs_mcp.search import lance
@@ -19,7 +19,8 @@ from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
-from docs_mcp.search.query import fulltext_query, is_long
+from docs_mcp.search.query import Clause, fulltext_clauses, fulltext_query, is_long
+from docs_mcp.search.rescore import LibraryStatistics, Rescoring, library_of
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
 from docs_mcp.store.columns import COPY_COLUMN, facet_column
 
@@ -51,6 +52,13 @@ class Ranking:
     where: str | None
     folding: tuple[str, ...] = ()
     wanted: int = 0
+    # A union's search scoring each hit as its own library does (``search.rescore``): asked with
+    # ``rescore``, set by ``Ranker.folded`` (None: scores as the union's index gives them).
+    rescore: bool = False
+    # Per library of a union, the words its own index matches (its facet values named taken out, as
+    # that index takes them out); None: the ranking's ``query`` for every library.
+    own_terms: Callable[[str], str] | None = None
+    rescoring: Rescoring | None = None
 
 
 class Ranker:
@@ -67,7 +75,10 @@ class Ranker:
         floor: float | None = None,
         copies: CopyFolder | None = None,
         frequencies: WordFrequencies | None = None,
+        statistics: LibraryStatistics | None = None,
     ) -> None:
+        """``statistics``: a union's per-library statistics (``search.rescore``), None for a library."""
+        self._statistics = statistics
         self._floor = floor
         self._copies = copies or CopyFolder()
         self._table = table
@@ -88,6 +99,8 @@ class Ranker:
         if ranking.mode != "vector" and is_long(ranking.query):
             # Loaded here: the legs below run on LanceDB's loop, which cannot wait on itself.
             self._frequencies.load(ranking.query)
+        if ranking.rescore and self._statistics is not None and ranking.mode == "fulltext":
+            ranking = replace(ranking, rescoring=self._rescoring(ranking))
         combinations = 1
         for facet in folding:
             combinations *= max(1, len(self._facets[facet]))
@@ -118,6 +131,25 @@ class Ranker:
             if len(hits) >= wanted or complete or depth >= _DEPTH_MAX:
                 return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)
+
+    def _rescoring(self, ranking: Ranking) -> Rescoring:
+        """What the legs of ``ranking`` need to score each hit as its library does: each library's
+        clauses (of the words ``ranking.own_terms`` says it matches; the ranking's own words when
+        not given), the frequencies of every token of the query in each library."""
+        assert self._statistics is not None
+        loaded = self._frequencies.loaded
+        clauses = fulltext_clauses(ranking.query, self._config, loaded)
+        own_terms = ranking.own_terms
+        if own_terms is None:
+            return Rescoring(self._statistics, lambda _library: clauses, self._statistics.load(clauses))
+        made: dict[str, tuple[Clause, ...]] = {}
+
+        def clauses_of(library: str) -> tuple[Clause, ...]:
+            if library not in made:
+                made[library] = fulltext_clauses(own_terms(library), self._config, loaded)
+            return made[library]
+
+        return Rescoring(self._statistics, clauses_of, self._statistics.load(clauses))
 
     async def _ranked(
         self,
@@ -157,7 +189,7 @@ class Ranker:
             matched.update((cid, TEXT) for cid, _ in ranked)
         if self._prior is None:
             return ranked, complete
-        return self._weighed(ranking.query, ranked, rows), complete
+        return self._weighed(ranking, ranked, rows), complete
 
     async def _standouts(
         self,
@@ -178,7 +210,7 @@ class Ranker:
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
         groups = lance.Rows([COPY_COLUMN])
         depth = self._config.min_candidates
-        found = await lance.text_leg(self._table, query, self._copies.others(where), depth, None, groups)
+        found, _ = await self._text(ranking, query, self._copies.others(where), depth, None, groups)
         group_of = {cid: group for read in groups.read for cid, group in _column_pairs(read)}
         read_groups: dict[str, str | None] = {}
         for read in rows.read:  # the leads' rows, remembered: their groups cost no query
@@ -201,16 +233,26 @@ class Ranker:
         await lance.read_ids(self._table, [cid for cid, _ in kept], texts, rows)
         return sorted([*leads, *kept], key=lambda hit: (-hit[1], hit[0]))
 
-    def _weighed(self, query: str, ranked: Ranked, rows: lance.Rows) -> Ranked:
+    def _weighed(self, ranking: Ranking, ranked: Ranked, rows: lance.Rows) -> Ranked:
         """``ranked`` with the kind prior applied. It reads every candidate's kind: from the rows the
         legs just read (remembered now, not after the search), any others in one batched read,
-        never one query per candidate."""
+        never one query per candidate. A union's hits scored as their libraries' are weighed on the
+        words their own library matches (the prior reads a question's first word)."""
         assert self._prior is not None
         for read in rows.read:
             self._catalog.remember(read)
         rows.read.clear()
         roles = self._catalog.roles([cid for cid, _ in ranked])
-        return self._prior.apply(ranked, query, roles.get)
+        rescoring = ranking.rescoring
+        if rescoring is None or ranking.own_terms is None:
+            return self._prior.apply(ranked, ranking.query, roles.get)
+        by_words: dict[str, Ranked] = {}
+        for hit in ranked:
+            by_words.setdefault(ranking.own_terms(library_of(hit[0])), []).append(hit)
+        weighed = [
+            hit for words, hits in by_words.items() for hit in self._prior.apply(hits, words, roles.get)
+        ]
+        return sorted(weighed, key=lambda hit: (-hit[1], hit[0]))
 
     async def _text_leg(
         self,
@@ -230,12 +272,11 @@ class Ranker:
         Nor are they ranked when no such hit could change the page (``_page_settled``): one full-text
         query less, most of what the other kinds' leg costs (LanceDB's cost per query)."""
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
-        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
-        complete = len(found) < depth
+        found, complete = await self._text(ranking, query, where, depth, texts, rows)
         lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
         if complete or not lowered or self._prior is None:
             return found, complete
-        weighed = self._weighed(ranking.query, found, rows)
+        weighed = self._weighed(ranking, found, rows)
         bound = self._prior.ceiling(ranking.query) * max(found[-1][1], 0.0)
         need = max(1, depth // _SETTLED)
         if len(weighed) >= need and weighed[need - 1][1] >= bound:
@@ -247,12 +288,28 @@ class Ranker:
             return found, complete
         kept = ", ".join(map(sql_literal, sorted(lowered)))
         others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
-        more = await lance.text_leg(
-            self._table, query, f"({where}) AND {others}" if where else others, depth, texts, rows
+        more, _ = await self._text(
+            ranking, query, f"({where}) AND {others}" if where else others, depth, texts, rows
         )
         seen = {cid for cid, _ in found}
         merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
         return merged, complete
+
+    async def _text(
+        self,
+        ranking: Ranking,
+        query: Any,
+        where: str | None,
+        depth: int,
+        texts: dict[str, str] | None,
+        rows: lance.Rows | None,
+    ) -> tuple[Ranked, bool]:
+        """One full-text leg (``lance.text_leg``), rescored when the ranking says so, and whether it
+        holds every match."""
+        if ranking.rescoring is not None:
+            return await ranking.rescoring.text_leg(self._table, query, where, depth, texts, rows)
+        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
+        return found, len(found) < depth
 
     def _page_settled(self, ranking: Ranking, weighed: Ranked, bound: float) -> bool:
         """Whether the page of ``ranking`` is the same whatever hits scoring at most ``bound`` (after

@@ -6,7 +6,7 @@ protocol, so its modules name no LanceDB class (the index opens in the backgroun
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -29,6 +29,8 @@ class IndexReader(Protocol):
     collapse_facets: list[str]
     resource_values: dict[str, list[str]]
     vector_floor: float | None
+    rescores: bool
+    vocabulary_key: str
 
     def search(
         self,
@@ -36,7 +38,11 @@ class IndexReader(Protocol):
         *,
         inferred: Mapping[str, str] | None = None,
         first: str | None = None,
+        rescore: bool = False,
+        own_terms: Callable[[str], str] | None = None,
     ) -> SearchPage: ...
+
+    def query_words(self, request: SearchRequest) -> tuple[dict[str, str], str]: ...
 
     def plan(self, request: SearchRequest) -> SearchPlan: ...
 

@@ -13,9 +13,11 @@ across libraries always asks them.
 from __future__ import annotations
 
 import hashlib
-import math
+from typing import Any
 
-__all__ = ["BM25_B", "BM25_K1", "HASH_COLUMN", "IMPACTS_TABLE", "bm25_impact", "token_hash"]
+import numpy as np
+
+__all__ = ["BM25_B", "BM25_K1", "HASH_COLUMN", "IMPACTS_TABLE", "bm25_impact", "bm25_scores", "token_hash"]
 
 IMPACTS_TABLE = "impacts"
 HASH_COLUMN = "hash"  # one float64 column per full-text column beside it, named as that column
@@ -33,6 +35,13 @@ def token_hash(token: str) -> int:
 def bm25_impact(chunks: int, holding: int, frequency: int, length: int, average: float) -> float:
     """LanceDB's BM25 score of one token in one chunk: ``chunks`` in the index, ``holding`` of them
     hold the token, ``frequency`` times in this chunk of ``length`` tokens (``average`` over all)."""
-    idf = math.log(1 + (chunks - holding + 0.5) / (holding + 0.5))
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * length / average) if average > 0 else BM25_K1
+    if average <= 0:  # every chunk empty: no length to normalise by
+        return float(bm25_scores(chunks, holding, frequency, 1, 1.0)) if frequency else 0.0
+    return float(bm25_scores(chunks, holding, frequency, length, average))
+
+
+def bm25_scores(chunks: Any, holding: Any, frequency: Any, length: Any, average: Any) -> Any:
+    """:func:`bm25_impact` of numpy arrays, element by element (``average`` above 0)."""
+    idf = np.log(1 + (chunks - holding + 0.5) / (holding + 0.5))
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * np.asarray(length, dtype=np.float64) / average)
     return idf * (BM25_K1 + 1) * frequency / (frequency + norm)

@@ -43,13 +43,14 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-# How merged searches use the union: "rank" (its ranking is the answer), "route" (it chooses the
-# libraries whose own indexes are searched and merged), "off" (every library's index is asked, as
-# before the union). docs/scaling.md measures each.
+# How merged searches use the union: "rescore" (its ranking, each hit scored as its own library's
+# index scores it, is the answer), "rank" (its ranking, by the union's own scores, is the answer),
+# "route" (it chooses the libraries whose own indexes are searched and merged), "off" (every
+# library's index is asked, as before the union). docs/scaling.md measures each.
 UNION_ENV = "DOCS_MCP_UNION"
-UnionMode = Literal["rank", "route", "off"]
-UNION_MODES: tuple[UnionMode, ...] = ("rank", "route", "off")
-UNION_DEFAULT: UnionMode = "rank"
+UnionMode = Literal["rescore", "rank", "route", "off"]
+UNION_MODES: tuple[UnionMode, ...] = ("rescore", "rank", "route", "off")
+UNION_DEFAULT: UnionMode = "rescore"
 UNIONS_DIR = "unions"  # under the cache folder (serve --cache-dir, else store.cache_home)
 # Fewer libraries than this are searched each on its own: exact, and a few searches cost little.
 UNION_MIN_LIBRARIES = 2

@@ -31,6 +31,7 @@ __all__ = [
     "merge",
     "named_libraries",
     "own",
+    "ranked_first",
     "top",
 ]
 
@@ -90,6 +91,22 @@ def named_libraries(query: str, names: Sequence[str]) -> list[str]:
         parts = [w for w in _WORD.findall(name) if w not in _GENERIC and len(w) > 2]
         if " ".join(_WORD.findall(name)) in text or any(part in words for part in parts):
             named.append(name)
+    return named
+
+
+def ranked_first(
+    query: str, targets: Sequence[Served], values_named: Mapping[str, Mapping[str, str]]
+) -> list[str]:
+    """The libraries of ``targets`` whose hits a merged search ranks first: those the query names;
+    else, when only some do, the libraries holding the most facet values it names (``values_named``:
+    per library, what its index found the query to name), as in "the dub sdk for go": their
+    searches spent those words on filters, so their raw scores would lose to libraries that merely
+    contain the words."""
+    named = named_libraries(query, [served.name for served in targets])
+    counts = {name: len(values) for name, values in values_named.items() if values}
+    if not named and counts and len(counts) < len(targets):
+        most = max(counts.values())
+        named = [served.name for served in targets if counts.get(served.name) == most]
     return named
 
 

@@ -25,10 +25,18 @@ from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.hub.union import union_mode
 from docs_mcp.server.tools.arguments import ArgumentValidator
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT, answer_budget
-from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own
+from docs_mcp.server.tools.hub_merge import FUSION, Fusion, asked, merge, named_libraries, own, ranked_first
 from docs_mcp.server.tools.hub_schema import LIBRARY, VERSION, hub_get_schema, hub_search_schema
 from docs_mcp.server.tools.hub_text import render_hub_get, render_hub_search
-from docs_mcp.server.tools.hub_union import ranked, routed, union_for, union_page
+from docs_mcp.server.tools.hub_union import (
+    UnionPage,
+    own_words,
+    ranked,
+    rescored_page,
+    routed,
+    union_for,
+    union_page,
+)
 from docs_mcp.server.tools.shapes import (
     Answer,
     continued,
@@ -198,28 +206,22 @@ class HubTools:
     def _merged(self, request: SearchRequest) -> dict[str, Any]:
         targets = [s for s in self._view.defaults() if _holds(s, request.filters)]
         union = union_for(self._view, request, exact_only=self._fusion != "score" or not self._cutoff)
-        if union is not None and union_mode() == "rank":
+        using = union_mode()
+        if union is not None and using == "rescore" and union.rescores:
+            return self._rescored(union, targets, request)
+        if union is not None and using == "rank":
             return self._from_union(union, targets, request)
-        if union is not None:  # "route": the union chooses the libraries asked
+        if union is not None:  # "route" (or a union without the libraries' statistics) chooses them
             targets = routed(
                 union, request, targets, named_libraries(request.query, [s.name for s in targets])
             )
         wanted = request.offset + request.limit + 1
         plans = {served.name: served.state.index.plan(own(served, request, wanted)) for served in targets}
         inferred: dict[str, str] = {}
-        by_values: dict[str, int] = {}  # per library, how many of its facet values the query names
         for served in targets:
-            values_named = plans[served.name].inferred_filters
-            inferred.update(values_named)
-            if values_named:
-                by_values[served.name] = len(values_named)
-        # A library the query names ranks first; else, the libraries holding the most facet values it
-        # names ("the dub sdk for go"): their searches spent those words on filters, so their raw
-        # scores would lose to libraries that merely contain the words.
-        named = named_libraries(request.query, [served.name for served in targets])
-        if not named and by_values and len(by_values) < len(targets):
-            most = max(by_values.values())
-            named = [name for name, count in by_values.items() if count == most]
+            inferred.update(plans[served.name].inferred_filters)
+        values_named = {name: plan.inferred_filters for name, plan in plans.items()}
+        named = ranked_first(request.query, targets, values_named)
         first = named if self._named_first else []
         found = asked(targets, plans, request, wanted, first, self._fusion, self._cutoff)
         lists = [(served, found[served.name].hits) for served in targets if served.name in found]
@@ -259,6 +261,20 @@ class HubTools:
         names = [served.name for served in targets]
         named = named_libraries(request.query, names) if self._named_first else []
         found = union_page(union, self._view, request, named)
+        return self._union_answer(request, targets, found, named)
+
+    def _rescored(self, union: IndexReader, targets: list[Served], request: SearchRequest) -> dict[str, Any]:
+        """:meth:`_merged` answered by one search of the libraries' union, each hit scored as its own
+        library's index scores it, the libraries ranked first as :meth:`_merged` ranks them
+        (``hub_union.rescored_page``)."""
+        words = own_words(targets, request)
+        named = ranked_first(request.query, targets, words.values_named) if self._named_first else []
+        found = rescored_page(union, self._view, request, named, words)
+        return self._union_answer(request, targets, found, named)
+
+    def _union_answer(
+        self, request: SearchRequest, targets: list[Served], found: UnionPage, named: list[str]
+    ) -> dict[str, Any]:
         empty = not found.hits and request.offset == 0
         hint = self._hint(request.query, request.filters, targets) if empty else None
         hits = [_hit_dict(served, section) for served, section in found.hits]

@@ -18,15 +18,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from docs_mcp.search.filters import sql_literal
+from docs_mcp.search.filters import build_where, sql_literal
 from docs_mcp.search.reader import IndexReader
-from docs_mcp.search.types import LIMIT_MAX, SearchRequest, Section, Variant
+from docs_mcp.search.types import LIMIT_MAX, SearchPage, SearchRequest, Section, Variant
 from docs_mcp.server.hub.libraries import HubView, Served
 from docs_mcp.server.hub.union import UNION_MIN_LIBRARIES, union_mode
+from docs_mcp.server.tools.hub_merge import own
 from docs_mcp.server.tools.hub_schema import LIBRARY as LIBRARY_ARGUMENT
 from docs_mcp.store.columns import LIBRARY_COLUMN
 
-__all__ = ["UnionPage", "ranked", "routed", "union_for", "union_page"]
+__all__ = [
+    "OwnWords",
+    "UnionPage",
+    "own_words",
+    "ranked",
+    "rescored_page",
+    "routed",
+    "union_for",
+    "union_page",
+]
 
 # How deep the union is read to choose the libraries a routed search asks: this many times the hits
 # the page needs (its offset, its limit and one more), at most a page of LIMIT_MAX. Measured on the
@@ -67,19 +77,85 @@ class UnionPage:
 
 def union_page(union: IndexReader, view: HubView, request: SearchRequest, first: Sequence[str]) -> UnionPage:
     """``request`` searched on ``union``, the hits of the libraries ``first`` ranked first."""
-    clause = None
-    if first:
-        clause = f"{LIBRARY_COLUMN} IN ({', '.join(map(sql_literal, first))})"
     page = union.search(
         SearchRequest(request.query, request.filters, request.limit, request.offset, request.mode),
-        first=clause,
+        first=_among(first),
     )
+    return _page(page, view, dict(page.inferred_filters))
+
+
+@dataclass(frozen=True)
+class OwnWords:
+    """Per library, the facet values its own index finds a query to name, and the words it matches."""
+
+    values_named: dict[str, dict[str, str]]
+    terms: dict[str, str]
+
+
+def own_words(targets: Sequence[Served], request: SearchRequest) -> OwnWords:
+    """What each library of ``targets`` finds ``request`` to name and the words it matches (the query
+    without those names, ``DocsIndex.query_words``), asked once per kind of vocabulary: libraries
+    naming their facet values alike find the same."""
+    found: dict[tuple[str, tuple[str, ...]], tuple[dict[str, str], str]] = {}
+    values_named, terms = {}, {}
+    for served in targets:
+        asked = own(served, request, request.limit)
+        index = served.state.index
+        key = (index.vocabulary_key, tuple(sorted(asked.filters)))
+        if key not in found:
+            found[key] = index.query_words(asked)
+        values_named[served.name], terms[served.name] = found[key]
+    return OwnWords(values_named, terms)
+
+
+def rescored_page(
+    union: IndexReader,
+    view: HubView,
+    request: SearchRequest,
+    first: Sequence[str],
+    words: OwnWords,
+) -> UnionPage:
+    """:func:`union_page`, each hit scored as its own library's index scores it (``search.rescore``:
+    on the words its library matches, ``words``, with its library's statistics)."""
+    page = union.search(
+        SearchRequest(request.query, request.filters, request.limit, request.offset, request.mode),
+        first=_preferred(union, first, words),
+        rescore=True,
+        own_terms=lambda name: words.terms.get(name, request.query),
+    )
+    return _page(page, view, dict(page.inferred_filters))
+
+
+def _preferred(union: IndexReader, first: Sequence[str], words: OwnWords) -> str | None:
+    """The SQL condition of the rows a merged search of each library ranks first: the rows of the
+    libraries ``first`` holding the facet values each finds the query to name (the hits its own
+    search ranks first, its page then merged ahead of the others'); None: no library first."""
+    groups: dict[tuple[tuple[str, str], ...], list[str]] = {}
+    for name in first:
+        groups.setdefault(tuple(sorted(words.values_named.get(name, {}).items())), []).append(name)
+    clauses = []
+    for values, names in groups.items():
+        among = _among(names)
+        where = build_where(dict(values), union.facets, union.config.facets) if values else None
+        clauses.append(f"({among} AND ({where}))" if where else f"({among})")
+    return " OR ".join(clauses) or None
+
+
+def _among(libraries: Sequence[str]) -> str | None:
+    """The SQL condition of the rows of ``libraries`` (None: no library)."""
+    if not libraries:
+        return None
+    return f"{LIBRARY_COLUMN} IN ({', '.join(map(sql_literal, libraries))})"
+
+
+def _page(page: SearchPage, view: HubView, inferred: dict[str, str]) -> UnionPage:
+    """A union's page as the libraries' own sections."""
     served = {s.name: s for s in view.defaults()}
     hits = []
     for section in page.hits:
         name, chunk_id = section.chunk_id.split("/", 1)
         hits.append((served[name], _own(section, chunk_id, len(name) + 1)))
-    return UnionPage(hits, page.has_more, dict(page.inferred_filters))
+    return UnionPage(hits, page.has_more, inferred)
 
 
 def _own(section: Section, chunk_id: str, prefix: int) -> Section:
