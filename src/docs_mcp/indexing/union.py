@@ -46,7 +46,7 @@ from docs_mcp.store.columns import (
     table_schema,
 )
 from docs_mcp.store.index_manifest import FacetTaxonomy, IndexManifest, read_manifest, write_manifest
-from docs_mcp.store.library_terms import tokens_column
+from docs_mcp.store.library_terms import UNION_FORMAT, tokens_column
 from docs_mcp.store.term_table import TERMS_TABLE
 
 __all__ = ["UnionBuilt", "union", "union_key"]
@@ -57,7 +57,7 @@ _PREFIXED = ("id", "file_path", COPY_COLUMN)
 
 def union_key(libraries: Sequence[tuple[str, str]]) -> str:
     """The name of the union of ``libraries`` (name, index identity): the same for the same indexes."""
-    parts = sorted(f"{name}={identity}" for name, identity in libraries)
+    parts = [UNION_FORMAT, *sorted(f"{name}={identity}" for name, identity in libraries)]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 

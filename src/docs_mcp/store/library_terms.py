@@ -20,7 +20,10 @@ instead, ``server.tools.hub_union``).
 
 from __future__ import annotations
 
-__all__ = ["LIBRARY_SIZES", "LIBRARY_TERMS", "ROWS_COLUMN", "short_hash", "tokens_column"]
+__all__ = ["LIBRARY_SIZES", "LIBRARY_TERMS", "ROWS_COLUMN", "UNION_FORMAT", "short_hash", "tokens_column"]
+
+# Part of a union's key (``union_key``): a union of another format is made again, not opened.
+UNION_FORMAT = "union 2: library statistics and row tokens"
 
 LIBRARY_SIZES = "library_sizes"
 LIBRARY_TERMS = "library_terms"

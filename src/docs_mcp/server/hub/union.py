@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.store.library_terms import UNION_FORMAT
 
 if TYPE_CHECKING:
     from docs_mcp.search.reader import IndexReader
@@ -70,7 +71,7 @@ def union_mode() -> UnionMode:
 def union_key(libraries: Sequence[tuple[str, str]]) -> str:
     """The union's key for ``libraries`` (name, index identity): as ``indexing.union.union_key``
     names its folder (the server may not import the build side; tests/server check both agree)."""
-    parts = sorted(f"{name}={identity}" for name, identity in libraries)
+    parts = [UNION_FORMAT, *sorted(f"{name}={identity}" for name, identity in libraries)]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
 
