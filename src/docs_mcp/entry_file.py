@@ -60,6 +60,11 @@ class EntryFile:
         """The keys, in the order they were written."""
         return list(self._index)
 
+    @property
+    def entries(self) -> Mapping[str, tuple[int, int, str]]:
+        """Each key's offset, length and sha256 (hex), in the order written; nothing is read."""
+        return self._index
+
     def get(self, key: str) -> bytes | None:
         """The bytes of ``key``, or None when absent or damaged (a damaged one is logged and counted)."""
         found = self._index.get(key)
@@ -139,10 +144,13 @@ class EntryWriter:
         self._entries: list[tuple[str, int, int, str]] = []
         self._offset = 0
 
-    def add(self, key: str, data: bytes) -> None:
+    def add(self, key: str, data: bytes) -> str:
+        """Write ``data`` under ``key``; returns its sha256 (hex)."""
         self._handle.write(data)
-        self._entries.append((key, self._offset, len(data), hashlib.sha256(data).hexdigest()))
+        digest = hashlib.sha256(data).hexdigest()
+        self._entries.append((key, self._offset, len(data), digest))
         self._offset += len(data)
+        return digest
 
     def commit(self) -> None:
         """Write the header and rename the file into place."""

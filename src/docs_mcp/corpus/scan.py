@@ -6,6 +6,16 @@ handing each file on as it is done (``files``): the caller decides what to keep.
 is about the whole folder (findings, facets, the content hash, whether any page gave a chunk) is
 gathered on the way and is complete once ``files`` is exhausted (``corpus``). A build of a million
 chunks holds one window of files, never the corpus (issue 34).
+
+A build hands ``files`` what the last build recorded of each page (``KnownFiles``, in the build's
+cache): a page whose ``stat`` is the one recorded is neither read nor decoded from the chunk cache,
+but handed on as a ``KnownFile`` (its chunks stay in the cache, read when needed: ``chunked``). The
+stat compared is the device, inode, size and modification and change times in nanoseconds: an edit
+changes the change time (``ctime``), which no program can set back, and a file replaced by another is
+another inode. A page changed within ``RACY_MARGIN_NS`` before its stat was taken might change again
+within the same tick of a coarse file system clock without its times moving: such a stat is not
+recorded (``ScannedFile.status`` None), so the page is read next time. A page whose stat differs is
+read; when its chunk cache key is the one recorded it is a ``KnownFile`` all the same (``by_key``).
 """
 
 from __future__ import annotations
@@ -14,15 +24,17 @@ import dataclasses
 import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile, chunk_file
 from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.chunk.kinds import with_kinds
-from docs_mcp.corpus.chunk_cache import KINDS_STAGE, ChunkCache, file_key
+from docs_mcp.corpus.chunk_cache import KINDS_STAGE, ChunkCache, code_fingerprint, file_key
 from docs_mcp.corpus.copy_rules import declared_rules
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, parse_manifest
 from docs_mcp.corpus.facets import SettingsResolver, check_declarations, facets_of
@@ -40,7 +52,7 @@ from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.corpus.sites import MDX_GENERATOR
 from docs_mcp.corpus.sites.base import generator_of
 from docs_mcp.corpus.walk import DocsTree
-from docs_mcp.errors import Finding
+from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 
 __all__ = [
@@ -49,6 +61,8 @@ __all__ = [
     "ContentHash",
     "CorpusScan",
     "DocsFiles",
+    "KnownFile",
+    "KnownFiles",
     "ScannedFile",
     "worker_count",
 ]
@@ -58,6 +72,11 @@ PARALLEL_THRESHOLD = 400
 # Text chunked at once: a window's texts, their chunks and the helpers' copies are what the walk
 # holds, whatever the size of the folder.
 WINDOW_BYTES = 16 * 2**20
+# A stat whose modification or change time is this close to the moment it was taken is not recorded:
+# file systems keep times in ticks (up to 2 s on FAT), and a page written twice within one keeps them.
+RACY_MARGIN_NS = 2 * 10**9
+
+Status = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 
 
 @dataclass(frozen=True)
@@ -67,6 +86,33 @@ class ScannedFile:
     file: ChunkedFile
     key: str  # its chunk cache key (``chunk_cache.file_key``); "" without a cache
     urls: dict[str, str] = field(default_factory=dict)  # its chunks' page URLs (a site's)
+    digest: str = ""  # the sha256 of its bytes (hex): what the content hash counts of it
+    status: Status | None = None  # its stat before it was read; None: not to be trusted next time
+    findings: tuple[Finding, ...] = ()  # every finding about it (its chunker's, its declarations')
+
+
+@dataclass(frozen=True)
+class KnownFile:
+    """A page as the last build found it (``KnownFiles``): not read again, its chunks in the cache."""
+
+    path: str
+    key: str
+    digest: str
+    status: Status | None
+    findings: tuple[Finding, ...]
+    explicit: bool  # it declares its chunking strategy
+    chunks: int
+    entry: str  # the sha256 of its chunk cache entry: the record and the cache agree
+
+
+class KnownFiles(Protocol):
+    """What the last build recorded of each page (``indexing.first_pass``)."""
+
+    def by_status(self, path: str, status: Status) -> KnownFile | None:
+        """The page at ``path`` when the last build recorded this ``status`` for it."""
+
+    def by_key(self, path: str, key: str) -> KnownFile | None:
+        """The page at ``path`` when the last build recorded this chunk cache ``key`` for it."""
 
 
 def worker_count(workers: int | None, files: int) -> int:
@@ -104,18 +150,20 @@ class DocsFiles:
 
 
 class ContentHash:
-    """sha256 over sorted (relative path, bytes) of the indexed files and manifests, fed as they are
-    read: the few manifests and templates up front (``early``), the pages in path order."""
+    """sha256 over sorted (relative path, sha256 of its bytes) of the indexed files and manifests, fed
+    as they are read: the few manifests and templates up front (``early``), the pages in path order.
+    Over each file's digest, so that a page not read again (a ``KnownFile``) counts as it did."""
 
     def __init__(self, early: Mapping[str, bytes]) -> None:
         self._digest = hashlib.sha256()
-        self._early = sorted(early.items(), reverse=True)  # popped from the end: smallest path first
+        # Popped from the end: smallest path first.
+        self._early = sorted(((path, _sha256(data)) for path, data in early.items()), reverse=True)
 
-    def add(self, path: str, data: bytes) -> None:
-        """Count ``path`` (each page's path greater than the last one's)."""
+    def add(self, path: str, digest: str) -> None:
+        """Count ``path`` with the sha256 of its bytes (hex; each page's path greater than the last)."""
         while self._early and self._early[-1][0] < path:
             self._update(*self._early.pop())
-        self._update(path, data)
+        self._update(path, digest)
 
     def hexdigest(self) -> str:
         """The digest, once every page is added."""
@@ -123,11 +171,40 @@ class ContentHash:
             self._update(*self._early.pop())
         return self._digest.hexdigest()
 
-    def _update(self, path: str, data: bytes) -> None:
-        # Length-prefixed so that no (path, bytes) sequence can collide with another.
+    def _update(self, path: str, digest: str) -> None:
+        # Length-prefixed so that no (path, digest) sequence can collide with another.
         encoded = path.encode("utf-8")
-        self._digest.update(len(encoded).to_bytes(8, "big") + encoded)
-        self._digest.update(len(data).to_bytes(8, "big") + data)
+        self._digest.update(len(encoded).to_bytes(8, "big") + encoded + bytes.fromhex(digest))
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _status(path: Path, started: int) -> Status | None:
+    """``path``'s stat as ``KnownFiles`` compares it; None when it cannot be taken or is too recent
+    to be trusted (``RACY_MARGIN_NS`` before ``started``, a ``time.time_ns``)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    if max(found.st_mtime_ns, found.st_ctime_ns) >= started - RACY_MARGIN_NS:
+        return None
+    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
+
+
+def _context(early: Mapping[str, bytes], governing: Mapping[str, DocsManifest], generator: str) -> str:
+    """What decides a page's chunks and findings besides the page itself: the chunking and corpus
+    code, the manifests and templates, the settings they resolve to and the site generator."""
+    digest = hashlib.sha256(code_fingerprint())
+    package = Path(__file__).parent
+    for source in sorted(package.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    for path, data in sorted(early.items()):
+        digest.update(f"{path}\0{_sha256(data)}\0".encode())
+    digest.update(repr(sorted(governing.items())).encode("utf-8", "surrogatepass"))
+    digest.update(generator.encode())
+    return digest.hexdigest()
 
 
 class CorpusScan:
@@ -179,65 +256,128 @@ class CorpusScan:
         # A folder without any manifest gets the facets its layout says (what ``fix`` would propose).
         self.layout = self._layout() if not self.manifests else {}
         self.governing = {**self.layout, **self.manifests}
+        # A digest of all that decides a page's chunks and findings but the page: what the last
+        # build's record of its pages must have been made under to be used (``KnownFiles``).
+        self.context = _context(early, self.governing, type(self.generator).__name__)
         self.facets = facets_of(self.governing.values())
         self._resolver = SettingsResolver(self.governing)
         self.any_chunks = False
         self.defaulted: list[str] = []  # files that declare no strategy
         self.content_hash = ""  # set once ``files`` is exhausted
+        self._known: KnownFiles | None = None  # set by ``files``
+        self._remade: dict[str, ChunkedFile] = {}  # known pages chunked again (``chunked``): a few
 
-    def files(self, on_file: Callable[[str], None] | None = None) -> Iterator[ScannedFile]:
+    def files(
+        self, on_file: Callable[[str], None] | None = None, known: KnownFiles | None = None
+    ) -> Iterator[ScannedFile | KnownFile]:
         """Every page in path order, chunked (from the cache where it holds the file) and finished;
-        ``on_file`` is told each path as its chunks are ready. Once only."""
+        ``on_file`` is told each path as its chunks are ready. With ``known`` (and a cache, plain
+        pages and no overlay), a page the last build recorded as it is now is a ``KnownFile``. Once only.
+        """
+        usable = self.cache is not None and self.pages is None and not self.source.overlay
+        self._known = known if usable else None
+        started = time.time_ns()
         pool: ChunkPool | None = None
         if self.cache is None:  # started now so that the helpers' start-up overlaps with reading
             pool = ChunkPool(worker_count(self._workers, len(self.paths)))
         try:
-            window: list[tuple[str, str]] = []
+            window: list[_Read] = []
             size = 0
-            for number, path in enumerate(self.paths):
-                text = self._read(path, self.findings, hashed=True)
-                if text is not None:
-                    window.append((text, path))
-                    size += len(text)
-                last = number == len(self.paths) - 1
-                if window and (size >= WINDOW_BYTES or last):
-                    pool = yield from self._window(window, pool, on_file, last)
+            for path in self.paths:
+                status = _status(self.root / path, started) if self._known is not None else None
+                same = self._known.by_status(path, status) if self._known and status else None
+                if same is not None and self.cache is not None and self.cache.keep(same.key, same.entry):
+                    if window:
+                        pool = yield from self._window(window, pool, on_file, False)
+                        window, size = [], 0
+                    yield self._known_file(same, on_file)
+                    continue
+                read = self._read(path, self.findings, hashed=True)
+                if read is not None:
+                    window.append(_Read(read[0], path, read[1], status))
+                    size += len(read[0])
+                if window and size >= WINDOW_BYTES:
+                    pool = yield from self._window(window, pool, on_file, False)
                     window, size = [], 0
+            if window:
+                pool = yield from self._window(window, pool, on_file, True)
         finally:
             if pool is not None:
                 pool.close()
         self.content_hash = self._hash.hexdigest()
 
-    def _read(self, path: str, findings: list[Finding], hashed: bool) -> str | None:
-        """A page's text, made plain for its site; None when it is unreadable or a partial."""
+    def _known_file(
+        self, known: KnownFile, on_file: Callable[[str], None] | None, read: bool = False
+    ) -> KnownFile:
+        """Count a page as the last build found it (``read``: its bytes are counted already)."""
+        if not read:
+            self._hash.add(known.path, known.digest)
+        self.any_chunks = self.any_chunks or known.chunks > 0
+        self.findings.extend(known.findings)
+        if not known.explicit:
+            self.defaulted.append(known.path)
+        if on_file is not None:
+            on_file(known.path)
+        return known
+
+    def chunked(self, path: str, key: str) -> ChunkedFile:
+        """The chunks of the page ``path`` handed on as a ``KnownFile`` of ``key``: from the cache, or
+        (its entry lost or damaged) chunked again from the page, which must not have changed.
+
+        Raises ``ConfigError`` when the page changed since ``files`` handed it on."""
+        found = self._remade.get(key) or (self.cache.get(key) if self.cache is not None else None)
+        if found is not None:
+            return found
+        read = self._read(path, [], hashed=False)
+        settings = self._settings(path)
+        if read is None or file_key(path, read[0], settings, KINDS_STAGE) != key:
+            raise ConfigError(f"{path} changed while the docs were built; build again")
+        chunked = chunk_file(read[0], path, settings)
+        chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
+        if self.cache is not None:
+            self.cache.put(key, chunked)
+        self._remade[key] = chunked  # the cache gives it back only to the next build
+        return chunked
+
+    def _read(self, path: str, findings: list[Finding], hashed: bool) -> tuple[str, str] | None:
+        """A page's text, made plain for its site, and the sha256 of its bytes (``hashed``: counted
+        in the content hash; else ""); None when it is unreadable or a partial."""
         data = self.source.read(path, findings, rule="unreadable-file")
         text = decode_utf8(data, path, findings) if data is not None else None
         if text is None or data is None or self.generator.is_partial(path, text, self.site):
             return None  # a partial is not a page: the pages that include it show it
+        digest = ""
         if hashed:
-            self._hash.add(path, data)
-        return self.pages.prepare(path, text) if self.pages is not None else text
+            digest = _sha256(data)
+            self._hash.add(path, digest)
+        return (self.pages.prepare(path, text) if self.pages is not None else text), digest
 
     def _window(
         self,
-        texts: list[tuple[str, str]],
+        window: list[_Read],
         pool: ChunkPool | None,
         on_file: Callable[[str], None] | None,
         last: bool,
-    ) -> Generator[ScannedFile, None, ChunkPool | None]:
-        """Chunk one window of (text, path) and hand its files on; returns the pool for the next."""
+    ) -> Generator[ScannedFile | KnownFile, None, ChunkPool | None]:
+        """Chunk one window of pages read and hand its files on; returns the pool for the next."""
         pages, cache = self.pages, self.cache
         # A page of API entries read from source is cut per entry unless it declares otherwise.
-        jobs: list[Job] = [(text, path, self._settings(path)) for text, path in texts]
+        jobs: list[Job] = [(read.text, read.path, self._settings(read.path)) for read in window]
         # A plain page's cached entry holds its chunks with their kinds: a hit is finished as it is.
         stage = KINDS_STAGE if pages is None else ""
         keys = (
             [file_key(path, text, settings, stage) for text, path, settings in jobs]
             if cache is not None
-            else []
+            else [""] * len(jobs)
         )
-        cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
-        misses = [job for job, hit in zip(jobs, cached, strict=True) if hit is None]
+        same = [self._same(read, key) for read, key in zip(window, keys, strict=True)]
+        cached = [
+            cache.get(key) if cache is not None and known is None else None
+            for key, known in zip(keys, same, strict=True)
+        ]
+        misses = [
+            job for job, hit, known in zip(jobs, cached, same, strict=True) if hit is None and known is None
+        ]
         if pool is None and worker_count(self._workers, len(misses)) > 1:
             pool = ChunkPool(worker_count(self._workers, len(misses)))
         if not misses:
@@ -247,8 +387,12 @@ class CorpusScan:
         else:
             fresh = (chunk_file(*job) for job in misses)
         for index, hit in enumerate(cached):
+            known = same[index]
+            if known is not None:
+                yield self._known_file(known, on_file, read=True)
+                continue
             chunked = hit if hit is not None else next(fresh)
-            key = keys[index] if cache is not None else ""
+            key = keys[index]
             if hit is None and pages is None:
                 chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
             if cache is not None and hit is None:
@@ -256,28 +400,41 @@ class CorpusScan:
             if on_file is not None:
                 on_file(chunked.path)
             urls: dict[str, str] = {}
+            found: list[Finding] = []
             if pages is not None:
                 # The cache holds what chunk_file made of the prepared text; a page is finished after.
-                chunked, site_findings = pages.finish(chunked)
-                self.findings.extend(site_findings)
+                chunked, found = pages.finish(chunked)
+                self.findings.extend(found)
                 urls = {
                     chunk.id: pages.urls.pop(chunk.id) for chunk in chunked.chunks if chunk.id in pages.urls
                 }
                 chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
-            self._gather(chunked)
-            yield ScannedFile(chunked, key, urls)
+            found.extend(self._gather(chunked))
+            read = window[index]
+            yield ScannedFile(chunked, key, urls, read.digest, read.status, tuple(found))
         return pool
+
+    def _same(self, read: _Read, key: str) -> KnownFile | None:
+        """The page ``read`` as the last build recorded it, when its key is the one recorded."""
+        if self._known is None or self.cache is None:
+            return None
+        same = self._known.by_key(read.path, key)
+        if same is None or not self.cache.keep(key, same.entry):
+            return None
+        return dataclasses.replace(same, digest=read.digest, status=read.status)
 
     def _settings(self, path: str) -> FileSettings:
         settings = self._resolver.settings(path)
         return self.pages.settings(path, settings) if self.pages is not None else settings
 
-    def _gather(self, chunked: ChunkedFile) -> None:
+    def _gather(self, chunked: ChunkedFile) -> list[Finding]:
+        """Count a chunked page; returns its findings."""
         self.any_chunks = self.any_chunks or bool(chunked.chunks)
-        self.findings.extend(chunked.findings)
-        self.findings.extend(check_declarations(chunked, self.facets))
+        found = [*chunked.findings, *check_declarations(chunked, self.facets)]
+        self.findings.extend(found)
         if not chunked.strategy_explicit:
             self.defaulted.append(chunked.path)
+        return found
 
     def _layout(self) -> dict[str, DocsManifest]:
         """The manifests ``sdk_layout`` infers for a folder without any, by folder (empty: no SDK
@@ -285,9 +442,9 @@ class CorpusScan:
         thrown: list[Finding] = []  # the pages are read again and their problems found then
         fences, paths = [], []
         for path in self.paths:
-            text = self._read(path, thrown, hashed=False)
-            if text is not None:
-                fences.append(fences_of(path, text))
+            read = self._read(path, thrown, hashed=False)
+            if read is not None:
+                fences.append(fences_of(path, read[0]))
                 paths.append(path)
         layout = infer_layout(fences)
         inferred: dict[str, DocsManifest] = {}
@@ -297,6 +454,16 @@ class CorpusScan:
             assert not problems, problems  # built from the schema's own shape
             inferred[folder] = manifest
         return inferred
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A page read, waiting in a window to be chunked."""
+
+    text: str
+    path: str
+    digest: str
+    status: Status | None
 
 
 def _template_text(
