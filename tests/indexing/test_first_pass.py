@@ -117,9 +117,7 @@ def test_an_update_reads_and_decodes_only_the_pages_that_changed(
     assert build(options).incremental and _pages_read(reads) == set()  # nothing changed: nothing read
 
 
-def test_a_page_rewritten_with_its_old_size_and_times_is_read_again(
-    tmp_path: Path, reads: list[str]
-) -> None:
+def test_a_page_rewritten_with_its_old_size_and_times_is_read_again(tmp_path: Path, reads: list[str]) -> None:
     """The change time moves on any write and no program sets it back: the stat differs."""
     docs = write_docs(tmp_path / "docs", _pages())
     options = BuildOptions(docs_dir=docs, out=tmp_path / "out")
@@ -155,7 +153,8 @@ def test_another_manifest_makes_the_pass_read_every_page(tmp_path: Path, reads: 
     options = BuildOptions(docs_dir=docs, out=tmp_path / "out")
     first = build(options)
     manifest = docs / "guides" / ".docs-mcp.json"
-    manifest.write_text(manifest.read_text(encoding="utf-8").replace("}}", '}, "mcpServerInstructions": "x"}'))
+    text = manifest.read_text(encoding="utf-8")
+    manifest.write_text(text.replace("}}", '}, "mcpServerInstructions": "x"}'))
     reads.clear()
     build(options)
     assert len(_pages_read(reads)) == first.file_count

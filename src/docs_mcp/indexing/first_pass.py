@@ -20,9 +20,11 @@ reads every page, as a first build does.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import logging
+import contextlib
 import os
 import zipfile
 from array import array
@@ -112,7 +114,10 @@ def _section(data: Any) -> Section | None:
 
 
 def _findings(data: Any) -> tuple[Finding, ...]:
-    return tuple(Finding(str(p), int(line), severity, str(m), str(rule)) for p, line, severity, m, rule in data)
+    return tuple(
+        Finding(str(path), int(line), severity, str(message), str(rule))
+        for path, line, severity, message, rule in data
+    )
 
 
 class PassRecord:
@@ -133,16 +138,19 @@ class PassRecord:
                 encoded, sections = bytes(read["files"]), np.asarray(read["sections"], dtype=np.int64)
                 if bytes(read["digest"]).decode() != _payload_digest(encoded, sections.tobytes()):
                     raise ValueError("does not match its digest")
-            header = json.loads(encoded)
-            sections = sections.reshape(-1, 4)
-            if header.get("format") != _fingerprint() or header.get("context") != context:
-                log.info("%s is another build's record: every page is read", path)
-                return empty
-            files: dict[str, list[Any]] = {}
-            start = 0
-            for row in header["files"]:
-                files[str(row[0])] = [*row, start]
-                start += int(row[-1])
+            with _collector_paused():  # many small objects and no cycle among them
+                header = json.loads(encoded)
+                sections = sections.reshape(-1, 4)
+                if header.get("format") != _fingerprint() or header.get("context") != context:
+                    log.info("%s is another build's record: every page is read", path)
+                    return empty
+                files: dict[str, list[Any]] = {}
+                start = 0
+                for row in header["files"]:
+                    count = int(row[-1])
+                    row.append(start)
+                    files[str(row[0])] = row
+                    start += count
             if start != len(sections):
                 raise ValueError("sections do not add up")
             return PassRecord(files, sections)
@@ -166,7 +174,7 @@ class PassRecord:
     def _known(row: list[Any]) -> KnownFile:
         path, status, digest, key, entry, rows, _, _, explicit, findings = row[:10]
         found = tuple(status) if status is not None else None
-        return KnownFile(path, key, digest, found, _findings(findings), bool(explicit), int(rows), entry)  # type: ignore[arg-type]
+        return KnownFile(path, key, digest, found, _findings(findings), bool(explicit), int(rows), entry)
 
     def summary(self, path: str) -> FileSummary:
         """The summary recorded of the page at ``path`` (one ``by_status`` or ``by_key`` gave)."""
@@ -179,8 +187,26 @@ class PassRecord:
             facets=tuple((str(facet), str(value)) for facet, value in facets),
             least=_section(least),
             least_subsection=_section(least_subsection),
-            sections=[tuple(found) for found in self._sections[start : start + count].tolist()],
+            sections=self._sections[start : start + count].tolist(),
         )
+
+    def row(self, path: str) -> tuple[list[Any], np.ndarray[Any, Any]]:
+        """What the record holds of ``path`` as it is written, and its sections' rows."""
+        row = self._files[path]
+        return row[:-1], self._sections[row[-1] : row[-1] + row[-2]]
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused: building many objects that hold no cycle would run it
+    over every object of the build again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class RecordWriter:
@@ -190,6 +216,18 @@ class RecordWriter:
         self._context = context
         self._files: list[list[Any]] = []
         self._sections = array("q")
+        self._parts: list[np.ndarray[Any, Any]] = []  # sections of the rows ``keep`` took as they were
+
+    def keep(self, row: list[Any], sections: np.ndarray[Any, Any], status: Status | None) -> None:
+        """Note a known page by its last ``row`` and ``sections`` (``PassRecord.row``), its stat now."""
+        self._flush()
+        self._files.append([row[0], list(status) if status is not None else None, *row[2:]])
+        self._parts.append(sections)
+
+    def _flush(self) -> None:
+        if self._sections:
+            self._parts.append(np.array(self._sections, dtype=np.int64).reshape(-1, 4))
+            self._sections = array("q")
 
     def add(self, page: ScannedFile | KnownFile, summary: FileSummary, entry: str) -> None:
         """Note ``page`` and its ``summary``; ``entry``: the sha256 of its chunk cache entry (a page
@@ -222,6 +260,8 @@ class RecordWriter:
         )
         for section in summary.sections:
             self._sections.extend(section)
+        if len(self._sections) > 2**16:
+            self._flush()
 
     def save(self, cache_dir: Path) -> None:
         """Write the record into ``cache_dir``. Never raises: a record not written costs the next
@@ -230,7 +270,8 @@ class RecordWriter:
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         header = {"format": _fingerprint(), "context": self._context, "files": self._files}
         encoded = json.dumps(header, separators=(",", ":")).encode()
-        sections = np.frombuffer(self._sections, dtype=np.int64)
+        self._flush()
+        sections = np.concatenate([np.zeros(0, np.int64), *(part.reshape(-1) for part in self._parts)])
         digest = _payload_digest(encoded, sections.tobytes()).encode()
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
@@ -263,9 +304,10 @@ def walk(
     pages: Iterator[ScannedFile | KnownFile] = scan.files(on_file, previous)
     for page in pages:
         if isinstance(page, KnownFile):
-            summary, chunks = previous.summary(page.path), None
+            count(page, previous.summary(page.path), None)
+            record.keep(*previous.row(page.path), page.status)
         else:
-            summary, chunks = summarize(page), page.file.chunks
-        count(page, summary, chunks)
-        record.add(page, summary, chunk_cache.digest(page.key) or "" if page.key else "")
+            summary = summarize(page)
+            count(page, summary, page.file.chunks)
+            record.add(page, summary, chunk_cache.digest(page.key) or "" if page.key else "")
     return record

@@ -157,7 +157,7 @@ def build(options: BuildOptions) -> BuildResult:
     copies: CopyFinder | None = None
     try:
         spill = FileSpill(staging / _SPILL_NAME)
-        copies = CopyFinder(staging, lambda number: spill.get(number).file.chunks)  # type: ignore[union-attr]
+        copies = CopyFinder(staging, lambda number: spill.get(number).file.chunks)
         ledger = incremental.FileLedger()
         tally = CorpusTally(copies, _plan(provider))
         corpus, pages = _scan(options, chunk_cache, spill, tally, ledger, report)
@@ -381,7 +381,11 @@ def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache, compact: bool) ->
     """Keep what this build made for the next one (``compact``: a full build, which compacts the chunk
     cache); the index is already in place, so a cache that cannot be written (a full disk) costs the
     next build time, never this one its result."""
-    for cache, save in ((chunk_cache, lambda: chunk_cache.save(compact)), (row_cache, row_cache.save)):
+    saves: list[tuple[ChunkCache | RowCache, Callable[[], None]]] = [
+        (chunk_cache, lambda: chunk_cache.save(compact)),
+        (row_cache, row_cache.save),
+    ]
+    for cache, save in saves:
         try:
             save()
         except OSError as error:

@@ -60,7 +60,8 @@ class FileSpill:
             self._handle.flush()
             self._unflushed = False
         start, end = self._offsets[number], self._offsets[number + 1]
-        found: ScannedFile | tuple[str, str] = pickle.loads(os.pread(self._handle.fileno(), end - start, start))
+        data = os.pread(self._handle.fileno(), end - start, start)
+        found: ScannedFile | tuple[str, str] = pickle.loads(data)
         if isinstance(found, tuple):
             if self.loader is None:
                 raise ValueError("a page set aside by its key needs a loader")
