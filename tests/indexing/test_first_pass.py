@@ -13,7 +13,7 @@ import lancedb
 import pytest
 
 from docs_mcp.corpus import chunk_cache as chunk_cache_module
-from docs_mcp.corpus import scan as scan_module
+from docs_mcp.corpus import known_pages as scan_module
 from docs_mcp.corpus.chunk_cache import CHUNK_CACHE_FILE, ChunkCache
 from docs_mcp.corpus.scan import DocsFiles
 from docs_mcp.entry_file import read_entries

@@ -14,7 +14,7 @@ import lancedb
 import pytest
 
 from docs_mcp.corpus import copy_changes
-from docs_mcp.corpus import scan as scan_module
+from docs_mcp.corpus import known_pages as scan_module
 from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.copy_changes import CopyState
 from docs_mcp.indexing import incremental, terms

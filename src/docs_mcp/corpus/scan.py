@@ -7,34 +7,26 @@ is about the whole folder (findings, facets, the content hash, whether any page 
 gathered on the way and is complete once ``files`` is exhausted (``corpus``). A build of a million
 chunks holds one window of files, never the corpus (issue 34).
 
-A build hands ``files`` what the last build recorded of each page (``KnownFiles``, in the build's
-cache): a page whose ``stat`` is the one recorded is neither read nor decoded from the chunk cache,
-but handed on as a ``KnownFile`` (its chunks stay in the cache, read when needed: ``chunked``). The
-stat compared is the device, inode, size and modification and change times in nanoseconds: an edit
-changes the change time (``ctime``), which no program can set back, and a file replaced by another is
-another inode. A page changed within ``RACY_MARGIN_NS`` before its stat was taken might change again
-within the same tick of a coarse file system clock without its times moving: such a stat is not
-recorded (``ScannedFile.status`` None), so the page is read next time. A page whose stat differs is
-read; when its chunk cache key is the one recorded it is a ``KnownFile`` all the same (``by_key``).
+A build hands ``files`` what the last build recorded of each page (``known_pages``): a page whose stat
+is the one recorded is handed on as a ``KnownFile``, not read (its chunks, read when needed:
+``chunked``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from docs_mcp.chunk.chunk_pool import ChunkPool, Job
 from docs_mcp.chunk.chunking import ChunkedFile, chunk_file
 from docs_mcp.chunk.chunks import FileSettings
 from docs_mcp.chunk.kinds import with_kinds
-from docs_mcp.corpus.chunk_cache import KINDS_STAGE, ChunkCache, code_fingerprint, file_key
+from docs_mcp.corpus.chunk_cache import KINDS_STAGE, ChunkCache, file_key
 from docs_mcp.corpus.copy_rules import declared_rules
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, DocsManifest, parse_manifest
 from docs_mcp.corpus.facets import SettingsResolver, check_declarations, facets_of
@@ -44,6 +36,15 @@ from docs_mcp.corpus.files import (
     NotRegularFile,
     decode_utf8,
     read_regular_file,
+)
+from docs_mcp.corpus.known_pages import (
+    ContentHash,
+    KnownFile,
+    KnownFiles,
+    Status,
+    context_digest,
+    page_status,
+    sha256_hex,
 )
 from docs_mcp.corpus.prompts import read_templates
 from docs_mcp.corpus.sdk_layout import fences_of, infer_layout, layout_manifests
@@ -72,11 +73,6 @@ PARALLEL_THRESHOLD = 400
 # Text chunked at once: a window's texts, their chunks and the helpers' copies are what the walk
 # holds, whatever the size of the folder.
 WINDOW_BYTES = 16 * 2**20
-# A stat whose modification or change time is this close to the moment it was taken is not recorded:
-# file systems keep times in ticks (up to 2 s on FAT), and a page written twice within one keeps them.
-RACY_MARGIN_NS = 2 * 10**9
-
-Status = tuple[int, int, int, int, int]  # device, inode, size, mtime_ns, ctime_ns
 
 
 @dataclass(frozen=True)
@@ -89,30 +85,6 @@ class ScannedFile:
     digest: str = ""  # the sha256 of its bytes (hex): what the content hash counts of it
     status: Status | None = None  # its stat before it was read; None: not to be trusted next time
     findings: tuple[Finding, ...] = ()  # every finding about it (its chunker's, its declarations')
-
-
-@dataclass(frozen=True)
-class KnownFile:
-    """A page as the last build found it (``KnownFiles``): not read again, its chunks in the cache."""
-
-    path: str
-    key: str
-    digest: str
-    status: Status | None
-    findings: tuple[Finding, ...]
-    explicit: bool  # it declares its chunking strategy
-    chunks: int
-    entry: str  # the sha256 of its chunk cache entry: the record and the cache agree
-
-
-class KnownFiles(Protocol):
-    """What the last build recorded of each page (``indexing.first_pass``)."""
-
-    def by_status(self, path: str, status: Status) -> KnownFile | None:
-        """The page at ``path`` when the last build recorded this ``status`` for it."""
-
-    def by_key(self, path: str, key: str) -> KnownFile | None:
-        """The page at ``path`` when the last build recorded this chunk cache ``key`` for it."""
 
 
 def worker_count(workers: int | None, files: int) -> int:
@@ -147,64 +119,6 @@ class DocsFiles:
             message = f"cannot read file: {reason}; fix or remove it"
             findings.append(Finding(path, 0, "error", message, rule))
         return None
-
-
-class ContentHash:
-    """sha256 over sorted (relative path, sha256 of its bytes) of the indexed files and manifests, fed
-    as they are read: the few manifests and templates up front (``early``), the pages in path order.
-    Over each file's digest, so that a page not read again (a ``KnownFile``) counts as it did."""
-
-    def __init__(self, early: Mapping[str, bytes]) -> None:
-        self._digest = hashlib.sha256()
-        # Popped from the end: smallest path first.
-        self._early = sorted(((path, _sha256(data)) for path, data in early.items()), reverse=True)
-
-    def add(self, path: str, digest: str) -> None:
-        """Count ``path`` with the sha256 of its bytes (hex; each page's path greater than the last)."""
-        while self._early and self._early[-1][0] < path:
-            self._update(*self._early.pop())
-        self._update(path, digest)
-
-    def hexdigest(self) -> str:
-        """The digest, once every page is added."""
-        while self._early:
-            self._update(*self._early.pop())
-        return self._digest.hexdigest()
-
-    def _update(self, path: str, digest: str) -> None:
-        # Length-prefixed so that no (path, digest) sequence can collide with another.
-        encoded = path.encode("utf-8")
-        self._digest.update(len(encoded).to_bytes(8, "big") + encoded + bytes.fromhex(digest))
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _status(path: Path, started: int) -> Status | None:
-    """``path``'s stat as ``KnownFiles`` compares it; None when it cannot be taken or is too recent
-    to be trusted (``RACY_MARGIN_NS`` before ``started``, a ``time.time_ns``)."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    if max(found.st_mtime_ns, found.st_ctime_ns) >= started - RACY_MARGIN_NS:
-        return None
-    return found.st_dev, found.st_ino, found.st_size, found.st_mtime_ns, found.st_ctime_ns
-
-
-def _context(early: Mapping[str, bytes], governing: Mapping[str, DocsManifest], generator: str) -> str:
-    """What decides a page's chunks and findings besides the page itself: the chunking and corpus
-    code, the manifests and templates, the settings they resolve to and the site generator."""
-    digest = hashlib.sha256(code_fingerprint())
-    package = Path(__file__).parent
-    for source in sorted(package.glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    for path, data in sorted(early.items()):
-        digest.update(f"{path}\0{_sha256(data)}\0".encode())
-    digest.update(repr(sorted(governing.items())).encode("utf-8", "surrogatepass"))
-    digest.update(generator.encode())
-    return digest.hexdigest()
 
 
 class CorpusScan:
@@ -258,7 +172,7 @@ class CorpusScan:
         self.governing = {**self.layout, **self.manifests}
         # A digest of all that decides a page's chunks and findings but the page: what the last
         # build's record of its pages must have been made under to be used (``KnownFiles``).
-        self.context = _context(early, self.governing, type(self.generator).__name__)
+        self.context = context_digest(early, self.governing, type(self.generator).__name__)
         self.facets = facets_of(self.governing.values())
         self._resolver = SettingsResolver(self.governing)
         self.any_chunks = False
@@ -284,7 +198,7 @@ class CorpusScan:
             window: list[_Read] = []
             size = 0
             for path in self.paths:
-                status = _status(self.root / path, started) if self._known is not None else None
+                status = page_status(self.root / path, started) if self._known is not None else None
                 same = self._known.by_status(path, status) if self._known and status else None
                 if same is not None and self.cache is not None and self.cache.keep(same.key, same.entry):
                     if window:
@@ -348,7 +262,7 @@ class CorpusScan:
             return None  # a partial is not a page: the pages that include it show it
         digest = ""
         if hashed:
-            digest = _sha256(data)
+            digest = sha256_hex(data)
             self._hash.add(path, digest)
         return (self.pages.prepare(path, text) if self.pages is not None else text), digest
 

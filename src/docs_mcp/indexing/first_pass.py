@@ -20,11 +20,11 @@ reads every page, as a first build does.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import json
 import logging
-import contextlib
 import os
 import zipfile
 from array import array
@@ -40,7 +40,8 @@ import docs_mcp
 from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.copies import section_hashes
-from docs_mcp.corpus.scan import CorpusScan, KnownFile, ScannedFile, Status
+from docs_mcp.corpus.known_pages import KnownFile, Status
+from docs_mcp.corpus.scan import CorpusScan, ScannedFile
 from docs_mcp.errors import Finding
 from docs_mcp.indexing.row_cache import row_key
 

@@ -24,8 +24,9 @@ from docs_mcp import __version__
 from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
+from docs_mcp.corpus.known_pages import KnownFile
 from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
-from docs_mcp.corpus.scan import KnownFile, ScannedFile
+from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
