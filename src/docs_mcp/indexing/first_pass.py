@@ -20,8 +20,6 @@ reads every page, as a first build does.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import hashlib
 import json
 import logging
@@ -121,93 +119,129 @@ def _findings(data: Any) -> tuple[Finding, ...]:
     )
 
 
+# A page's row in the record, one JSON line: what ``KnownFile`` and ``FileSummary`` are made of.
+_DIGEST, _KEY, _ENTRY, _ROWS, _ROW_KEY, _URLS, _EXPLICIT, _FINDINGS, _FACETS, _LEAST, _LEAST_SUB = range(11)
+_NO_STATUS = (-1, -1, -1, -1, -1)
+
+
 class PassRecord:
     """The last build's record of its pages (``KnownFiles`` for ``CorpusScan.files``); empty when
-    there is none usable for ``context``."""
+    there is none usable for ``context``. Held as read: the rows as JSON lines in one buffer, each
+    parsed when its page is looked up (about 1 KB a page, not the 3 KB of parsed rows)."""
 
-    def __init__(self, files: dict[str, list[Any]], sections: np.ndarray[Any, Any]) -> None:
-        self._files = files  # path -> its row (``RecordWriter.add``), its first section's number last
+    def __init__(
+        self,
+        paths: list[str],
+        statuses: np.ndarray[Any, Any],
+        lines: bytes,
+        counts: np.ndarray[Any, Any],
+        sections: np.ndarray[Any, Any],
+    ) -> None:
+        self._index = {path: number for number, path in enumerate(paths)}
+        self._statuses = statuses  # (pages, 5): ``Status``, -1s for none
+        self._lines = lines
+        ends = np.flatnonzero(np.frombuffer(lines, dtype=np.uint8) == 10) + 1
+        self._ends = np.concatenate([np.zeros(1, np.int64), ends]).tolist()
+        if len(self._ends) != len(paths) + 1:
+            raise ValueError("rows do not add up")
+        self._starts = np.concatenate([np.zeros(1, np.int64), np.cumsum(counts)]).tolist()
+        if self._starts[-1] != len(sections):
+            raise ValueError("sections do not add up")
         self._sections = sections
+        self._parsed: tuple[int, list[Any]] = (-1, [])
+
+    @staticmethod
+    def empty() -> PassRecord:
+        return PassRecord(
+            [], np.zeros((0, 5), np.int64), b"", np.zeros(0, np.int64), np.zeros((0, 4), np.int64)
+        )
 
     @staticmethod
     def load(cache_dir: Path, context: str) -> PassRecord:
         """The record in ``cache_dir`` made under ``context`` by this code; else an empty one."""
         path = cache_dir / RECORD_FILE
-        empty = PassRecord({}, np.zeros((0, 4), np.int64))
         try:
             with path.open("rb") as handle, np.load(handle, allow_pickle=False) as read:
-                encoded, sections = bytes(read["files"]), np.asarray(read["sections"], dtype=np.int64)
-                if bytes(read["digest"]).decode() != _payload_digest(encoded, sections.tobytes()):
+                parts = {name: np.asarray(read[name]) for name in _PARTS}
+                if bytes(read["digest"]).decode() != _payload_digest(
+                    *(parts[name].tobytes() for name in _PARTS)
+                ):
                     raise ValueError("does not match its digest")
-            with _collector_paused():  # many small objects and no cycle among them
-                header = json.loads(encoded)
-                sections = sections.reshape(-1, 4)
-                if header.get("format") != _fingerprint() or header.get("context") != context:
-                    log.info("%s is another build's record: every page is read", path)
-                    return empty
-                files: dict[str, list[Any]] = {}
-                start = 0
-                for row in header["files"]:
-                    count = int(row[-1])
-                    row.append(start)
-                    files[str(row[0])] = row
-                    start += count
-            if start != len(sections):
-                raise ValueError("sections do not add up")
-            return PassRecord(files, sections)
+            header = json.loads(parts["header"].tobytes())
+            if header.get("format") != _fingerprint() or header.get("context") != context:
+                log.info("%s is another build's record: every page is read", path)
+                return PassRecord.empty()
+            return PassRecord(
+                [str(page) for page in header["paths"]],
+                parts["statuses"].astype(np.int64).reshape(-1, 5),
+                parts["lines"].tobytes(),
+                parts["counts"].astype(np.int64),
+                parts["sections"].astype(np.int64).reshape(-1, 4),
+            )
         except FileNotFoundError:
-            return empty
+            return PassRecord.empty()
         except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as error:
             log.warning("%s does not read (%r): every page is read", path, error)
-            return empty
+            return PassRecord.empty()
+
+    def _row(self, number: int) -> list[Any]:
+        if self._parsed[0] != number:  # a page is looked up, then summed up: parsed once
+            row = json.loads(self._lines[self._ends[number] : self._ends[number + 1]])
+            if not isinstance(row, list) or len(row) != _LEAST_SUB + 1:
+                raise ValueError("not a row of the record")
+            self._parsed = (number, row)
+        return self._parsed[1]
 
     def by_status(self, path: str, status: Status) -> KnownFile | None:
         """See ``corpus.scan.KnownFiles``."""
-        row = self._files.get(path)
-        return self._known(row) if row is not None and row[1] == list(status) else None
+        number = self._index.get(path)
+        if number is None or tuple(self._statuses[number].tolist()) != status:
+            return None
+        return self._known(path, number, status)
 
     def by_key(self, path: str, key: str) -> KnownFile | None:
         """See ``corpus.scan.KnownFiles``."""
-        row = self._files.get(path)
-        return self._known(row) if row is not None and row[3] == key else None
+        number = self._index.get(path)
+        if number is None or self._row(number)[_KEY] != key:
+            return None
+        return self._known(path, number, None)
 
-    @staticmethod
-    def _known(row: list[Any]) -> KnownFile:
-        path, status, digest, key, entry, rows, _, _, explicit, findings = row[:10]
-        found = tuple(status) if status is not None else None
-        return KnownFile(path, key, digest, found, _findings(findings), bool(explicit), int(rows), entry)
+    def _known(self, path: str, number: int, status: Status | None) -> KnownFile:
+        row = self._row(number)
+        findings = _findings(row[_FINDINGS])
+        return KnownFile(
+            path,
+            row[_KEY],
+            row[_DIGEST],
+            status,
+            findings,
+            bool(row[_EXPLICIT]),
+            int(row[_ROWS]),
+            row[_ENTRY],
+        )
 
     def summary(self, path: str) -> FileSummary:
         """The summary recorded of the page at ``path`` (one ``by_status`` or ``by_key`` gave)."""
-        row = self._files[path]
-        _, _, _, _, _, rows, key, urls, _, _, facets, least, least_subsection, count, start = row
+        number = self._index[path]
+        row = self._row(number)
         return FileSummary(
-            rows=int(rows),
-            row_key=str(key),
-            urls=bool(urls),
-            facets=tuple((str(facet), str(value)) for facet, value in facets),
-            least=_section(least),
-            least_subsection=_section(least_subsection),
-            sections=self._sections[start : start + count].tolist(),
+            rows=int(row[_ROWS]),
+            row_key=str(row[_ROW_KEY]),
+            urls=bool(row[_URLS]),
+            facets=tuple((str(facet), str(value)) for facet, value in row[_FACETS]),
+            least=_section(row[_LEAST]),
+            least_subsection=_section(row[_LEAST_SUB]),
+            sections=self._sections[self._starts[number] : self._starts[number + 1]].tolist(),
         )
 
-    def row(self, path: str) -> tuple[list[Any], np.ndarray[Any, Any]]:
-        """What the record holds of ``path`` as it is written, and its sections' rows."""
-        row = self._files[path]
-        return row[:-1], self._sections[row[-1] : row[-1] + row[-2]]
+    def row(self, path: str) -> tuple[bytes, np.ndarray[Any, Any]]:
+        """What the record holds of ``path`` as it is written (its JSON line), and its sections."""
+        number = self._index[path]
+        line = self._lines[self._ends[number] : self._ends[number + 1]]
+        return line, self._sections[self._starts[number] : self._starts[number + 1]]
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector paused: building many objects that hold no cycle would run it
-    over every object of the build again and again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+_PARTS = ("header", "statuses", "lines", "counts", "sections")
 
 
 class RecordWriter:
@@ -215,15 +249,24 @@ class RecordWriter:
 
     def __init__(self, context: str) -> None:
         self._context = context
-        self._files: list[list[Any]] = []
+        self._paths: list[str] = []
+        self._statuses = array("q")
+        self._counts = array("q")
+        self._lines: list[bytes] = []
         self._sections = array("q")
-        self._parts: list[np.ndarray[Any, Any]] = []  # sections of the rows ``keep`` took as they were
+        self._parts: list[np.ndarray[Any, Any]] = []  # the sections, in order, a part at a time
 
-    def keep(self, row: list[Any], sections: np.ndarray[Any, Any], status: Status | None) -> None:
-        """Note a known page by its last ``row`` and ``sections`` (``PassRecord.row``), its stat now."""
+    def keep(self, path: str, line: bytes, sections: np.ndarray[Any, Any], status: Status | None) -> None:
+        """Note a known page by its last ``line`` and ``sections`` (``PassRecord.row``), its stat now."""
         self._flush()
-        self._files.append([row[0], list(status) if status is not None else None, *row[2:]])
+        self._note(path, status, line, len(sections))
         self._parts.append(sections)
+
+    def _note(self, path: str, status: Status | None, line: bytes, count: int) -> None:
+        self._paths.append(path)
+        self._statuses.extend(status if status is not None else _NO_STATUS)
+        self._lines.append(line)
+        self._counts.append(count)
 
     def _flush(self) -> None:
         if self._sections:
@@ -241,24 +284,21 @@ class RecordWriter:
             path, findings, explicit = page.path, page.findings, page.explicit
         if any(type(finding) is not Finding for finding in findings):
             return  # a summary finding of the whole folder is not a page's: read it again
-        self._files.append(
-            [
-                path,
-                list(page.status) if page.status is not None else None,
-                page.digest,
-                page.key,
-                entry,
-                summary.rows,
-                summary.row_key,
-                summary.urls,
-                explicit,
-                [[f.path, f.line, f.severity, f.message, f.rule] for f in findings],
-                [list(pair) for pair in summary.facets],
-                summary.least,
-                summary.least_subsection,
-                len(summary.sections),
-            ]
-        )
+        row = [
+            page.digest,
+            page.key,
+            entry,
+            summary.rows,
+            summary.row_key,
+            summary.urls,
+            explicit,
+            [[f.path, f.line, f.severity, f.message, f.rule] for f in findings],
+            [list(pair) for pair in summary.facets],
+            summary.least,
+            summary.least_subsection,
+        ]
+        line = json.dumps(row, separators=(",", ":")).encode() + b"\n"  # JSON escapes every newline
+        self._note(path, page.status, line, len(summary.sections))
         for section in summary.sections:
             self._sections.extend(section)
         if len(self._sections) > 2**16:
@@ -269,19 +309,27 @@ class RecordWriter:
         build a pass over every page (logged)."""
         path = cache_dir / RECORD_FILE
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        header = {"format": _fingerprint(), "context": self._context, "files": self._files}
-        encoded = json.dumps(header, separators=(",", ":")).encode()
+        header = {"format": _fingerprint(), "context": self._context, "paths": self._paths}
         self._flush()
-        sections = np.concatenate([np.zeros(0, np.int64), *(part.reshape(-1) for part in self._parts)])
-        digest = _payload_digest(encoded, sections.tobytes()).encode()
+        parts: dict[str, np.ndarray[Any, Any]] = {
+            "header": np.frombuffer(json.dumps(header, separators=(",", ":")).encode(), dtype=np.uint8),
+            "statuses": np.frombuffer(self._statuses, dtype=np.int64),
+            "lines": np.frombuffer(b"".join(self._lines), dtype=np.uint8),
+            "counts": np.frombuffer(self._counts, dtype=np.int64),
+            "sections": np.concatenate([np.zeros(0, np.int64), *(part.reshape(-1) for part in self._parts)]),
+        }
+        digest = _payload_digest(*(parts[name].tobytes() for name in _PARTS)).encode()
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
             with temporary.open("wb") as handle:
                 np.savez(
                     handle,
-                    files=np.frombuffer(encoded, dtype=np.uint8),
-                    sections=sections,
                     digest=np.frombuffer(digest, dtype=np.uint8),
+                    header=parts["header"],
+                    statuses=parts["statuses"],
+                    lines=parts["lines"],
+                    counts=parts["counts"],
+                    sections=parts["sections"],
                 )
             os.replace(temporary, path)
         except OSError as error:
@@ -306,7 +354,7 @@ def walk(
     for page in pages:
         if isinstance(page, KnownFile):
             count(page, previous.summary(page.path), None)
-            record.keep(*previous.row(page.path), page.status)
+            record.keep(page.path, *previous.row(page.path), page.status)
         else:
             summary = summarize(page)
             count(page, summary, page.file.chunks)
