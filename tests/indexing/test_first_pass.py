@@ -49,12 +49,15 @@ def _rows(out: Path) -> list[dict[str, object]]:
     return sorted(rows, key=lambda row: str(row["id"]))
 
 
-def _same_as_a_full_build(docs: Path, out: Path, tmp_path: Path) -> None:
+def _same_as_a_full_build(docs: Path, out: Path, tmp_path: Path, built: BuildResult | None = None) -> None:
+    """Rows and manifest (and ``built``'s warnings: known pages' findings) as a fresh full build's."""
     fresh = tmp_path / "fresh"
     result = build(BuildOptions(docs_dir=docs, out=fresh, cache_dir=tmp_path / "fresh-cache"))
     assert not result.incremental
     assert _rows(out) == _rows(fresh)
     assert (out / MANIFEST_FILE).read_bytes() == (fresh / MANIFEST_FILE).read_bytes()
+    if built is not None:
+        assert built.warnings == result.warnings and built.warnings
 
 
 def _edit(docs: Path) -> None:
@@ -112,7 +115,7 @@ def test_an_update_reads_and_decodes_only_the_pages_that_changed(
     assert updated.incremental and updated.files_rechunked == 2
     assert _pages_read(reads) == {"guides/topic-07.md", "guides/topic-new.md"}
     assert decoded == []  # no unchanged page's chunks were needed
-    _same_as_a_full_build(docs, tmp_path / "out", tmp_path)
+    _same_as_a_full_build(docs, tmp_path / "out", tmp_path, updated)
     reads.clear()
     assert build(options).incremental and _pages_read(reads) == set()  # nothing changed: nothing read
 
