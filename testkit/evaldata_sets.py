@@ -107,11 +107,11 @@ def materialize_sdk_corpora(corpora_dir: Path, dest: Path) -> Path:
     return dest
 
 
-def materialize_sdk_copies(corpora_dir: Path, dest: Path, copies: int) -> Path:
+def materialize_sdk_copies(corpora_dir: Path, dest: Path, copies: int, *, link: bool = True) -> Path:
     """The SDK corpora ``copies`` times under ``dest`` (``copy-000/<api>/<language>/...``, each copy in
     its own folder, so every chunk id is new), with the facets of ``materialize_sdk_corpora``: a
     deterministic corpus of any size for scale benchmarks. Files are hard-linked where the file system
-    allows (a million chunks is ~120 copies), else copied. Returns ``dest``."""
+    allows (a million chunks is ~120 copies) and ``link``, else copied. Returns ``dest``."""
     folders = sorted(p for p in corpora_dir.glob("*/*") if p.is_dir())
     if not folders:
         raise FileNotFoundError(f"no <api>/<language> folders under {corpora_dir}")
@@ -123,8 +123,10 @@ def materialize_sdk_copies(corpora_dir: Path, dest: Path, copies: int) -> Path:
     }
     (dest / ".docs-mcp.json").write_text(_manifest(taxonomy=taxonomy))
 
-    def link(source: str, target: str) -> None:
+    def link_or_copy(source: str, target: str) -> None:
         try:
+            if not link:
+                raise OSError("copied")
             os.link(source, target)
         except OSError:
             shutil.copy2(source, target)
@@ -132,7 +134,7 @@ def materialize_sdk_copies(corpora_dir: Path, dest: Path, copies: int) -> Path:
     for copy in range(copies):
         for folder in folders:
             target = dest / f"copy-{copy:03d}" / folder.parent.name / folder.name
-            shutil.copytree(folder, target, dirs_exist_ok=True, copy_function=link)
+            shutil.copytree(folder, target, dirs_exist_ok=True, copy_function=link_or_copy)
             metadata = {"api": folder.parent.name, "language": folder.name, "scope": "sdk-specific"}
             (target / ".docs-mcp.json").write_text(_manifest(metadata=metadata))
     return dest

@@ -62,6 +62,11 @@ class EntryFile:
         """The keys, in the order they were written."""
         return list(self._index)
 
+    @property
+    def entries(self) -> Mapping[str, tuple[int, int, str]]:
+        """Each key's offset, length and sha256 (hex), in the order written; nothing is read."""
+        return self._index
+
     def get(self, key: str) -> bytes | None:
         """The bytes of ``key``, or None when absent or damaged (a damaged one is logged and counted)."""
         found = self._index.get(key)
@@ -144,12 +149,15 @@ class EntryWriter:
         self._count = 0
         self._offset = 0
 
-    def add(self, key: str, data: bytes) -> None:
+    def add(self, key: str, data: bytes) -> str:
+        """Write ``data`` under ``key``; returns its sha256 (hex)."""
         self._handle.write(data)
-        entry = json.dumps([key, self._offset, len(data), hashlib.sha256(data).hexdigest()])
+        digest = hashlib.sha256(data).hexdigest()
+        entry = json.dumps([key, self._offset, len(data), digest])
         self._entries.write((", " if self._count else "").encode() + entry.encode())
         self._count += 1
         self._offset += len(data)
+        return digest
 
     def commit(self) -> None:
         """Write the header and rename the file into place."""

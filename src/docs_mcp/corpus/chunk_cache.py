@@ -5,12 +5,20 @@ The key of a file is the sha256 of the chunking code (every source file of ``doc
 (strategy and metadata from its manifests) and its text. ``chunk_file`` is a pure function of those,
 so a hit is exactly what chunking again would give.
 
-Storage: ``chunks.entries`` in the build's cache folder (``docs_mcp.indexing.build_cache``), an entry
-file (``docs_mcp.entry_file``) holding each chunked file of the last build as JSON under its key, with
-its sha256: a damaged entry is chunked again from its source, a damaged or foreign file is ignored
+Storage: entry files (``docs_mcp.entry_file``) in the build's cache folder
+(``docs_mcp.indexing.build_cache``), each holding chunked files as JSON under their keys, with their
+sha256: a damaged entry is chunked again from its source, a damaged or foreign file is ignored
 (logged), never a failed build. JSON of the chunk dataclasses only (``_encode``): reading the cache
-constructs those classes and nothing else, so a planted file cannot run code. Rewritten (temporary
-file, then ``os.replace``) only when a build chunked something new, holding the files of that build.
+constructs those classes and nothing else, so a planted file cannot run code.
+
+A build that chunked something new adds one segment holding only what it chunked (``chunks.delta-
+<time>-<id>.entries``), written under a temporary name and renamed into place, so an update costs what
+it chunked, not the cache (issue 34); ``chunks.entries`` is the base. An entry is a function of its key,
+so any segment's entry of a key is right and a later one only replaces it; a crash leaves segments
+that are whole or absent. The entries no build used since (edited files' old versions) are stale:
+``save`` writes the base anew with the entries this build used and removes the deltas (compaction)
+when asked to (a full build) or once the stale bytes pass ``MAX_STALE_SHARE`` of the segments' bytes
+or the deltas number ``MAX_DELTAS``.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ import hashlib
 import importlib.metadata
 import json
 import logging
+import time
+import uuid
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -36,6 +46,11 @@ from docs_mcp.parse.strategy import Strategy
 log = logging.getLogger(__name__)
 
 CHUNK_CACHE_FILE = "chunks.entries"
+_DELTAS = "chunks.delta-*.entries"
+# Past this share of the segments' bytes in entries no build used since, or this many deltas, the
+# cache is compacted into one base (``ChunkCache.save``).
+MAX_STALE_SHARE = 0.25
+MAX_DELTAS = 16
 # The key's stage of an entry holding a page's chunks with their kinds (``chunk.kinds.with_kinds``, a
 # function of the chunks alone, its code in the fingerprint): a plain page's, which nothing changes
 # between chunking and kinds.
@@ -114,20 +129,54 @@ def _decode(data: object) -> Any:
 
 
 class ChunkCache:
-    """The chunked files of the last build that used ``directory``; ``get`` and ``put`` by ``file_key``.
-    ``damaged`` counts entries that failed their digest or did not decode (chunked again). This
-    build's files are written to the next cache file as they come (a hit's stored bytes as they are),
-    never held: ``save`` puts it in place, ``discard`` drops it."""
+    """The chunked files of the builds that used ``directory``; ``get`` and ``put`` by ``file_key``,
+    ``keep`` an entry without reading it. ``damaged`` counts entries that failed their digest or did
+    not decode (chunked again). What this build chunks is written to a new segment as it comes, never
+    held: ``save`` puts it in place (and compacts), ``discard`` drops it."""
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / CHUNK_CACHE_FILE
-        self._previous: EntryFile | None = read_entries(self.path, _FORMAT)
-        self._writer: EntryWriter | None = None  # opened by the first get or put
-        self._changed = False  # a file chunked afresh since the last save
-        self._reused = 0  # the last build's files taken since the last save
+        self._writer: EntryWriter | None = None  # this build's new entries, opened by the first put
         self.hits = 0
         self.misses = 0
         self.damaged = 0
+        self._open()
+
+    def _open(self) -> None:
+        """Read the segments on disk: the base first, then the deltas oldest first."""
+        self._segments: list[EntryFile] = []
+        for path in [self.path, *sorted(self.path.parent.glob(_DELTAS))]:
+            found = read_entries(path, _FORMAT)
+            if found is not None:
+                self._segments.append(found)
+        # Each key's latest segment (a later one replaces an entry): key -> (segment, digest, size).
+        self._where: dict[str, tuple[int, str, int]] = {}
+        for number, segment in enumerate(self._segments):
+            for key, (_, size, digest) in segment.entries.items():
+                self._where[key] = (number, digest, size)
+        self._new: dict[str, str] = {}  # key -> digest of what this build put
+        self._used: set[str] = set()  # keys of the segments this build used
+
+    def _close(self) -> None:
+        for segment in self._segments:
+            segment.close()
+
+    def keep(self, key: str, digest: str | None = None) -> bool:
+        """Keep the entry of ``key`` for the next build without reading it, when the cache holds one
+        (and its sha256 is ``digest``, when given)."""
+        found = self.digest(key)
+        if found is None or (digest is not None and found != digest):
+            return False
+        if key not in self._new:
+            self._used.add(key)
+        return True
+
+    def digest(self, key: str) -> str | None:
+        """The sha256 of the entry of ``key`` (hex), None when the cache holds none."""
+        if key in self._new:
+            return self._new[key]
+        found = self._where.get(key)
+        return found[1] if found is not None else None
 
     def get(self, key: str) -> ChunkedFile | None:
         """The cached chunked file of ``key``, or None (counted as a hit or a miss)."""
@@ -136,22 +185,17 @@ class ChunkCache:
             self.misses += 1
             return None
         self.hits += 1
-        self._reused += 1
-        self._write().add(key, found[1])
-        return found[0]
+        return found
 
-    def _write(self) -> EntryWriter:
-        if self._writer is None:
-            self._writer = EntryWriter(self.path, _FORMAT)
-        return self._writer
-
-    def _load(self, key: str) -> tuple[ChunkedFile, bytes] | None:
-        if self._previous is None:
+    def _load(self, key: str) -> ChunkedFile | None:
+        where = self._where.get(key)
+        if key in self._new or where is None:
             return None
-        damaged = self._previous.damaged
-        data = self._previous.get(key)
+        segment = self._segments[where[0]]
+        damaged = segment.damaged
+        data = segment.get(key)
         if data is None:
-            self.damaged += self._previous.damaged - damaged
+            self.damaged += segment.damaged - damaged
             return None
         try:
             chunked = _decode(json.loads(data))
@@ -161,35 +205,65 @@ class ChunkCache:
             log.warning("%s: entry %s does not decode (%r); chunking it again", self.path, key, error)
             self.damaged += 1
             return None
-        return chunked, data
+        self._used.add(key)
+        return chunked
 
     def put(self, key: str, chunked: ChunkedFile) -> None:
         """Keep ``chunked`` under ``key`` for the next build (written now, put in place by ``save``)."""
-        self._changed = True
         try:
             data = json.dumps(_encode(chunked), ensure_ascii=False, separators=(",", ":"))
         except _Unstorable as unstorable:  # chunked again next time
             log.debug("%s: not cached (holds a %s)", chunked.path, unstorable)
             return
-        self._write().add(key, data.encode("utf-8", "surrogatepass"))
+        if self._writer is None:
+            name = f"chunks.delta-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.entries"
+            self._writer = EntryWriter(self.path.with_name(name), _FORMAT)
+        self._new[key] = self._writer.add(key, data.encode("utf-8", "surrogatepass"))
+        self._used.discard(key)
 
-    def save(self) -> None:
-        """Keep this build's files for the next one (only when something changed). Raises ``OSError``."""
-        previous = self._previous
-        unchanged = previous is not None and not self._changed and not self.damaged
-        if unchanged and previous is not None and self._reused == len(previous.keys):
-            self.discard()
-            self._reused = 0
-            return
-        self._write().commit()
-        self._writer = None
-        if previous is not None:
-            previous.close()
-        self._previous = read_entries(self.path, _FORMAT)
-        self._changed, self._reused = False, 0
+    def save(self, compact: bool = False) -> None:
+        """Keep this build's new entries for the next one; write the base anew with the entries this
+        build used when ``compact`` (and anything is stale) or past the stale bounds. Raises ``OSError``."""
+        first = not self._segments
+        if self._writer is not None:
+            self._writer.commit()
+            if first:  # the first segment is the base
+                self._writer.path.replace(self.path)
+            self._writer = None
+        if not first:
+            kept = sum(self._where[key][2] for key in self._used)
+            total = sum(size for _, _, size in self._where.values())
+            stale = total - kept
+            deltas = sum(segment.path != self.path for segment in self._segments) + bool(self._new)
+            if (compact and (stale or deltas)) or stale > MAX_STALE_SHARE * total or deltas > MAX_DELTAS:
+                self._compact()
+        self._close()
+        self._open()
+
+    def _compact(self) -> None:
+        """The base written anew with the entries this build used, the deltas removed after."""
+        segments = [*self._segments, *self._read_new()]
+        where = {key: number for number, segment in enumerate(segments) for key in segment.entries}
+        with EntryWriter(self.path, _FORMAT) as writer:
+            for key in [*self._used, *self._new]:
+                number = where.get(key)
+                data = segments[number].get(key) if number is not None else None
+                if data is not None:  # a damaged entry is left out: made again when needed
+                    writer.add(key, data)
+        for segment in segments:
+            segment.close()
+            if segment.path != self.path:
+                segment.path.unlink(missing_ok=True)
+        self._segments = []
+
+    def _read_new(self) -> list[EntryFile]:
+        """The deltas on disk this object has not read (the one ``save`` just wrote)."""
+        known = {segment.path for segment in self._segments}
+        found = [read_entries(path, _FORMAT) for path in sorted(self.path.parent.glob(_DELTAS))]
+        return [segment for segment in found if segment is not None and segment.path not in known]
 
     def discard(self) -> None:
-        """Forget this build's files (a failed build): the last build's cache stays."""
+        """Forget this build's new entries (a failed build): the cache stays as it was."""
         if self._writer is not None:
             self._writer.discard()
         self._writer = None

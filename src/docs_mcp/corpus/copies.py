@@ -44,7 +44,17 @@ from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.chunk.kinds import KIND, OPERATION, TOPIC
 from docs_mcp.corpus.copy_map import CopyUnion, Grouping, MainCopies
 
-__all__ = ["CopyFinder", "CopyGroups", "Rank", "copy_groups", "declared_clusters", "key_hash"]
+__all__ = [
+    "CopyFinder",
+    "CopyGroups",
+    "FileLoader",
+    "Rank",
+    "SectionHashes",
+    "copy_groups",
+    "declared_clusters",
+    "key_hash",
+    "section_hashes",
+]
 
 _LINK_TARGET = re.compile(r"\]\([^)]*\)|\]\[[^\]]*\]|<?https?://[^\s)>]+>?")
 _NOT_WORD = re.compile(r"[^\w]+")
@@ -217,23 +227,45 @@ def key_hash(key: tuple[str, ...]) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+# What ``CopyFinder`` keeps of a section: its two block hashes (by name, by place) and its id's hash.
+SectionHashes = tuple[int, int, int]
+
+
+def section_hashes(chunk: Chunk) -> SectionHashes | None:
+    """The hashes ``CopyFinder`` keeps of ``chunk``; None for a chunk without text (never a copy)."""
+    if not chunk.text.strip():
+        return None
+    section = _section(chunk)
+    return key_hash(_by_name(section)), key_hash(_by_place(section)), key_hash((section.id,))
+
+
+# Reads the chunks of a file set aside by reference (``CopyFinder.add_known``): its number -> chunks.
+FileLoader = Callable[[int], Sequence[Chunk]]
+
+
 class CopyFinder:
     """``copy_groups`` over a corpus too large to hold (a build's). ``add`` keeps of each section a
     hash of each of its two blocks, of its file path and of its id (32 bytes) and sets the section
     aside in a temporary file in ``directory`` (what comparing reads of it: ids, headings, facets,
-    markdown); ``groups`` reads
-    back the sections of blocks with two members or more, a few thousand at a time, and clusters them
-    exactly as ``copy_groups`` (each block is checked by its full key, so a hash collision only costs
-    a read). ``close`` (or the end of a ``with`` block) deletes the file. Raises ``OSError``."""
+    markdown); ``add_known`` keeps the hashes of an unchanged file's sections and only a reference to
+    them, read through ``loader`` when a block holding them is compared. ``groups`` reads back the
+    sections of blocks with two members or more, a few thousand at a time, and clusters them exactly
+    as ``copy_groups`` (each block is checked by its full key, so a hash collision only costs a read).
+    ``close`` (or the end of a ``with`` block) deletes the file. Raises ``OSError``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, loader: FileLoader | None = None) -> None:
         self._file = tempfile.TemporaryFile(dir=directory, prefix="copies-")  # noqa: SIM115 (closed by close)
-        self._offsets = array("q", [0])  # where each section set aside starts, and the end
+        # Per section: where it starts in the file and its length, or (by reference) -1 - the number
+        # of its file and its chunk's place in that file.
+        self._starts, self._lengths = array("q"), array("q")
+        self._end = 0
         self._blocks = (array("q"), array("q"))  # by name, by place
         self._files = array("q")  # each section's file path, hashed: finds the declared ones
         self._ids = array("q")  # each section's id, hashed: an update's sections against the last build's
         self._declared: tuple[tuple[str, str], ...] = ()  # set by ``groups``
         self._copies: frozenset[str] = frozenset()
+        self._loader = loader
+        self._loaded: tuple[int, Sequence[Chunk]] | None = None  # the last file read by reference
 
     def __enter__(self) -> CopyFinder:
         return self
@@ -246,18 +278,32 @@ class CopyFinder:
         with contextlib.suppress(OSError):
             self._file.close()
 
-    def add(self, chunk: Chunk) -> None:
-        """Count ``chunk`` (chunks without text are never copies)."""
-        if not chunk.text.strip():
+    def add(self, chunk: Chunk, hashes: SectionHashes | None = None) -> None:
+        """Count ``chunk`` (chunks without text are never copies); ``hashes``: its ``section_hashes``
+        when the caller has them."""
+        hashes = hashes or section_hashes(chunk)
+        if hashes is None:
             return
-        section = _section(chunk)
-        data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
+        data = pickle.dumps(tuple(_section(chunk)), protocol=pickle.HIGHEST_PROTOCOL)
         self._file.write(data)
-        self._offsets.append(self._offsets[-1] + len(data))
-        self._blocks[0].append(key_hash(_by_name(section)))
-        self._blocks[1].append(key_hash(_by_place(section)))
-        self._files.append(key_hash((section.file_path,)))
-        self._ids.append(key_hash((section.id,)))
+        self._starts.append(self._end)
+        self._lengths.append(len(data))
+        self._end += len(data)
+        self._keep(hashes, chunk.file_path)
+
+    def add_known(self, number: int, path: str, sections: Iterable[tuple[int, int, int, int]]) -> None:
+        """Count the sections of file ``number`` (at ``path``) by their hashes, each ``(place of its
+        chunk in the file, *section_hashes)``, in order: read through the loader only when needed."""
+        for place, name, where, ident in sections:
+            self._starts.append(-1 - number)
+            self._lengths.append(place)
+            self._keep((name, where, ident), path)
+
+    def _keep(self, hashes: SectionHashes, path: str) -> None:
+        self._blocks[0].append(hashes[0])
+        self._blocks[1].append(hashes[1])
+        self._files.append(key_hash((path,)))
+        self._ids.append(hashes[2])
 
     def groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
         """The groups ``copy_groups`` gives for the chunks added and the ``declared`` copies, with
@@ -271,7 +317,7 @@ class CopyFinder:
 
     def grouping(self, declared: Iterable[tuple[str, str]] = ()) -> Grouping:
         """The groups of ``main_copies`` per section added, numbered as added."""
-        union = CopyUnion(len(self._offsets) - 1)
+        union = CopyUnion(len(self._starts))
         for cluster in self._found(declared):
             union.add(cluster)
         return union.grouping()
@@ -289,13 +335,13 @@ class CopyFinder:
         ``by_place`` or by name), each member its number and rank; no declared copies."""
         block, alike = (_by_place, _answers_alike) if by_place else (_by_name, _never)
         self._file.flush()
-        return self._clustered([list(numbers)], block, alike)
+        return self._clustered([sorted(numbers)], block, alike)  # a file's sections read together
 
     def _found(self, declared: Iterable[tuple[str, str]]) -> Iterator[list[tuple[int, Rank]]]:
         """Every cluster of copies, each member its section's number and its rank."""
         self._declared = tuple(declared)
         self._copies = frozenset(copy for copy, _ in self._declared)
-        self._file.flush()
+        self._set_aside()
         blocks = ((_by_name, _never), (_by_place, _answers_alike))
         for (block, alike), hashes in zip(blocks, self._blocks, strict=True):
             batch: list[list[int]] = []
@@ -308,6 +354,19 @@ class CopyFinder:
                     batch, size = [], 0
             yield from self._clustered(batch, block, alike)
         yield from self._declared_clusters()
+
+    def _set_aside(self) -> None:
+        """Every section added by reference set aside in the file, a file read once (comparing them
+        all would read each file once per block otherwise)."""
+        for number, start in enumerate(self._starts):
+            if start < 0:
+                section = self._read(number)
+                data = pickle.dumps(tuple(section), protocol=pickle.HIGHEST_PROTOCOL)
+                self._file.write(data)
+                self._starts[number], self._lengths[number] = self._end, len(data)
+                self._end += len(data)
+        self._loaded = None
+        self._file.flush()
 
     def _declared_clusters(self) -> list[list[tuple[int, Rank]]]:
         """The declared copies' pairs, from the sections of the files the rules name (read back
@@ -327,9 +386,18 @@ class CopyFinder:
         return [[(number_of[id(s)], _preference(s, self._copies)) for s in pair] for pair in pairs]
 
     def _read(self, number: int) -> Section:
-        start, end = self._offsets[number], self._offsets[number + 1]
+        start, length = self._starts[number], self._lengths[number]
+        if start < 0:
+            return _section(self._chunks(-1 - start)[length])
         # Written by this object into its own unnamed temporary file: nothing else supplies the bytes.
-        return Section(*pickle.loads(os.pread(self._file.fileno(), end - start, start)))
+        return Section(*pickle.loads(os.pread(self._file.fileno(), length, start)))
+
+    def _chunks(self, file: int) -> Sequence[Chunk]:
+        if self._loaded is None or self._loaded[0] != file:
+            if self._loader is None:
+                raise ValueError("sections added by reference need a loader")
+            self._loaded = (file, self._loader(file))
+        return self._loaded[1]
 
     def _clustered(
         self,

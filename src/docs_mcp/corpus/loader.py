@@ -16,7 +16,7 @@ from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.docs_manifest import DocsManifest, TaxonomyEntry
 from docs_mcp.corpus.facets import FacetSpec, SettingsResolver, check_manifest_metadata, merged_taxonomy
 from docs_mcp.corpus.findings import HasFindings, SummaryFinding
-from docs_mcp.corpus.scan import PARALLEL_THRESHOLD, CorpusScan, DocsFiles
+from docs_mcp.corpus.scan import PARALLEL_THRESHOLD, CorpusScan, DocsFiles, ScannedFile
 from docs_mcp.corpus.site import Site
 from docs_mcp.corpus.walk import walk_docs
 from docs_mcp.errors import ConfigError, Finding
@@ -108,6 +108,7 @@ def load_corpus(
     urls: dict[str, str] = {}
     keys: dict[str, str] = {}
     for scanned in scan.files(on_file):
+        assert isinstance(scanned, ScannedFile)  # pages are known only to a build's record
         files.append(scanned.file)
         urls.update(scanned.urls)
         if chunk_cache is not None:

@@ -6,14 +6,18 @@ handing each file on as it is done (``files``): the caller decides what to keep.
 is about the whole folder (findings, facets, the content hash, whether any page gave a chunk) is
 gathered on the way and is complete once ``files`` is exhausted (``corpus``). A build of a million
 chunks holds one window of files, never the corpus (issue 34).
+
+A build hands ``files`` what the last build recorded of each page (``known_pages``): a page whose stat
+is the one recorded is handed on as a ``KnownFile``, not read (its chunks, read when needed:
+``chunked``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
+import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +37,15 @@ from docs_mcp.corpus.files import (
     decode_utf8,
     read_regular_file,
 )
+from docs_mcp.corpus.known_pages import (
+    ContentHash,
+    KnownFile,
+    KnownFiles,
+    Status,
+    context_digest,
+    page_status,
+    sha256_hex,
+)
 from docs_mcp.corpus.prompts import read_templates
 from docs_mcp.corpus.sdk_layout import fences_of, infer_layout, layout_manifests
 from docs_mcp.corpus.site import detect_site
@@ -40,7 +53,7 @@ from docs_mcp.corpus.site_pages import SitePages
 from docs_mcp.corpus.sites import MDX_GENERATOR
 from docs_mcp.corpus.sites.base import generator_of
 from docs_mcp.corpus.walk import DocsTree
-from docs_mcp.errors import Finding
+from docs_mcp.errors import ConfigError, Finding
 from docs_mcp.limits import MAX_FILE_BYTES
 
 __all__ = [
@@ -49,6 +62,8 @@ __all__ = [
     "ContentHash",
     "CorpusScan",
     "DocsFiles",
+    "KnownFile",
+    "KnownFiles",
     "ScannedFile",
     "worker_count",
 ]
@@ -67,6 +82,9 @@ class ScannedFile:
     file: ChunkedFile
     key: str  # its chunk cache key (``chunk_cache.file_key``); "" without a cache
     urls: dict[str, str] = field(default_factory=dict)  # its chunks' page URLs (a site's)
+    digest: str = ""  # the sha256 of its bytes (hex): what the content hash counts of it
+    status: Status | None = None  # its stat before it was read; None: not to be trusted next time
+    findings: tuple[Finding, ...] = ()  # every finding about it (its chunker's, its declarations')
 
 
 def worker_count(workers: int | None, files: int) -> int:
@@ -101,33 +119,6 @@ class DocsFiles:
             message = f"cannot read file: {reason}; fix or remove it"
             findings.append(Finding(path, 0, "error", message, rule))
         return None
-
-
-class ContentHash:
-    """sha256 over sorted (relative path, bytes) of the indexed files and manifests, fed as they are
-    read: the few manifests and templates up front (``early``), the pages in path order."""
-
-    def __init__(self, early: Mapping[str, bytes]) -> None:
-        self._digest = hashlib.sha256()
-        self._early = sorted(early.items(), reverse=True)  # popped from the end: smallest path first
-
-    def add(self, path: str, data: bytes) -> None:
-        """Count ``path`` (each page's path greater than the last one's)."""
-        while self._early and self._early[-1][0] < path:
-            self._update(*self._early.pop())
-        self._update(path, data)
-
-    def hexdigest(self) -> str:
-        """The digest, once every page is added."""
-        while self._early:
-            self._update(*self._early.pop())
-        return self._digest.hexdigest()
-
-    def _update(self, path: str, data: bytes) -> None:
-        # Length-prefixed so that no (path, bytes) sequence can collide with another.
-        encoded = path.encode("utf-8")
-        self._digest.update(len(encoded).to_bytes(8, "big") + encoded)
-        self._digest.update(len(data).to_bytes(8, "big") + data)
 
 
 class CorpusScan:
@@ -179,65 +170,128 @@ class CorpusScan:
         # A folder without any manifest gets the facets its layout says (what ``fix`` would propose).
         self.layout = self._layout() if not self.manifests else {}
         self.governing = {**self.layout, **self.manifests}
+        # A digest of all that decides a page's chunks and findings but the page: what the last
+        # build's record of its pages must have been made under to be used (``KnownFiles``).
+        self.context = context_digest(early, self.governing, type(self.generator).__name__)
         self.facets = facets_of(self.governing.values())
         self._resolver = SettingsResolver(self.governing)
         self.any_chunks = False
         self.defaulted: list[str] = []  # files that declare no strategy
         self.content_hash = ""  # set once ``files`` is exhausted
+        self._known: KnownFiles | None = None  # set by ``files``
+        self._remade: dict[str, ChunkedFile] = {}  # known pages chunked again (``chunked``): a few
 
-    def files(self, on_file: Callable[[str], None] | None = None) -> Iterator[ScannedFile]:
+    def files(
+        self, on_file: Callable[[str], None] | None = None, known: KnownFiles | None = None
+    ) -> Iterator[ScannedFile | KnownFile]:
         """Every page in path order, chunked (from the cache where it holds the file) and finished;
-        ``on_file`` is told each path as its chunks are ready. Once only."""
+        ``on_file`` is told each path as its chunks are ready. With ``known`` (and a cache, plain
+        pages and no overlay), a page the last build recorded as it is now is a ``KnownFile``. Once only.
+        """
+        usable = self.cache is not None and self.pages is None and not self.source.overlay
+        self._known = known if usable else None
+        started = time.time_ns()
         pool: ChunkPool | None = None
         if self.cache is None:  # started now so that the helpers' start-up overlaps with reading
             pool = ChunkPool(worker_count(self._workers, len(self.paths)))
         try:
-            window: list[tuple[str, str]] = []
+            window: list[_Read] = []
             size = 0
-            for number, path in enumerate(self.paths):
-                text = self._read(path, self.findings, hashed=True)
-                if text is not None:
-                    window.append((text, path))
-                    size += len(text)
-                last = number == len(self.paths) - 1
-                if window and (size >= WINDOW_BYTES or last):
-                    pool = yield from self._window(window, pool, on_file, last)
+            for path in self.paths:
+                status = page_status(self.root / path, started) if self._known is not None else None
+                same = self._known.by_status(path, status) if self._known and status else None
+                if same is not None and self.cache is not None and self.cache.keep(same.key, same.entry):
+                    if window:
+                        pool = yield from self._window(window, pool, on_file, False)
+                        window, size = [], 0
+                    yield self._known_file(same, on_file)
+                    continue
+                read = self._read(path, self.findings, hashed=True)
+                if read is not None:
+                    window.append(_Read(read[0], path, read[1], status))
+                    size += len(read[0])
+                if window and size >= WINDOW_BYTES:
+                    pool = yield from self._window(window, pool, on_file, False)
                     window, size = [], 0
+            if window:
+                pool = yield from self._window(window, pool, on_file, True)
         finally:
             if pool is not None:
                 pool.close()
         self.content_hash = self._hash.hexdigest()
 
-    def _read(self, path: str, findings: list[Finding], hashed: bool) -> str | None:
-        """A page's text, made plain for its site; None when it is unreadable or a partial."""
+    def _known_file(
+        self, known: KnownFile, on_file: Callable[[str], None] | None, read: bool = False
+    ) -> KnownFile:
+        """Count a page as the last build found it (``read``: its bytes are counted already)."""
+        if not read:
+            self._hash.add(known.path, known.digest)
+        self.any_chunks = self.any_chunks or known.chunks > 0
+        self.findings.extend(known.findings)
+        if not known.explicit:
+            self.defaulted.append(known.path)
+        if on_file is not None:
+            on_file(known.path)
+        return known
+
+    def chunked(self, path: str, key: str) -> ChunkedFile:
+        """The chunks of the page ``path`` handed on as a ``KnownFile`` of ``key``: from the cache, or
+        (its entry lost or damaged) chunked again from the page, which must not have changed.
+
+        Raises ``ConfigError`` when the page changed since ``files`` handed it on."""
+        found = self._remade.get(key) or (self.cache.get(key) if self.cache is not None else None)
+        if found is not None:
+            return found
+        read = self._read(path, [], hashed=False)
+        settings = self._settings(path)
+        if read is None or file_key(path, read[0], settings, KINDS_STAGE) != key:
+            raise ConfigError(f"{path} changed while the docs were built; build again")
+        chunked = chunk_file(read[0], path, settings)
+        chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
+        if self.cache is not None:
+            self.cache.put(key, chunked)
+        self._remade[key] = chunked  # the cache gives it back only to the next build
+        return chunked
+
+    def _read(self, path: str, findings: list[Finding], hashed: bool) -> tuple[str, str] | None:
+        """A page's text, made plain for its site, and the sha256 of its bytes (``hashed``: counted
+        in the content hash; else ""); None when it is unreadable or a partial."""
         data = self.source.read(path, findings, rule="unreadable-file")
         text = decode_utf8(data, path, findings) if data is not None else None
         if text is None or data is None or self.generator.is_partial(path, text, self.site):
             return None  # a partial is not a page: the pages that include it show it
+        digest = ""
         if hashed:
-            self._hash.add(path, data)
-        return self.pages.prepare(path, text) if self.pages is not None else text
+            digest = sha256_hex(data)
+            self._hash.add(path, digest)
+        return (self.pages.prepare(path, text) if self.pages is not None else text), digest
 
     def _window(
         self,
-        texts: list[tuple[str, str]],
+        window: list[_Read],
         pool: ChunkPool | None,
         on_file: Callable[[str], None] | None,
         last: bool,
-    ) -> Generator[ScannedFile, None, ChunkPool | None]:
-        """Chunk one window of (text, path) and hand its files on; returns the pool for the next."""
+    ) -> Generator[ScannedFile | KnownFile, None, ChunkPool | None]:
+        """Chunk one window of pages read and hand its files on; returns the pool for the next."""
         pages, cache = self.pages, self.cache
         # A page of API entries read from source is cut per entry unless it declares otherwise.
-        jobs: list[Job] = [(text, path, self._settings(path)) for text, path in texts]
+        jobs: list[Job] = [(read.text, read.path, self._settings(read.path)) for read in window]
         # A plain page's cached entry holds its chunks with their kinds: a hit is finished as it is.
         stage = KINDS_STAGE if pages is None else ""
         keys = (
             [file_key(path, text, settings, stage) for text, path, settings in jobs]
             if cache is not None
-            else []
+            else [""] * len(jobs)
         )
-        cached = [cache.get(key) for key in keys] if cache is not None else [None] * len(jobs)
-        misses = [job for job, hit in zip(jobs, cached, strict=True) if hit is None]
+        same = [self._same(read, key) for read, key in zip(window, keys, strict=True)]
+        cached = [
+            cache.get(key) if cache is not None and known is None else None
+            for key, known in zip(keys, same, strict=True)
+        ]
+        misses = [
+            job for job, hit, known in zip(jobs, cached, same, strict=True) if hit is None and known is None
+        ]
         if pool is None and worker_count(self._workers, len(misses)) > 1:
             pool = ChunkPool(worker_count(self._workers, len(misses)))
         if not misses:
@@ -247,8 +301,12 @@ class CorpusScan:
         else:
             fresh = (chunk_file(*job) for job in misses)
         for index, hit in enumerate(cached):
+            known = same[index]
+            if known is not None:
+                yield self._known_file(known, on_file, read=True)
+                continue
             chunked = hit if hit is not None else next(fresh)
-            key = keys[index] if cache is not None else ""
+            key = keys[index]
             if hit is None and pages is None:
                 chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
             if cache is not None and hit is None:
@@ -256,28 +314,41 @@ class CorpusScan:
             if on_file is not None:
                 on_file(chunked.path)
             urls: dict[str, str] = {}
+            found: list[Finding] = []
             if pages is not None:
                 # The cache holds what chunk_file made of the prepared text; a page is finished after.
-                chunked, site_findings = pages.finish(chunked)
-                self.findings.extend(site_findings)
+                chunked, found = pages.finish(chunked)
+                self.findings.extend(found)
                 urls = {
                     chunk.id: pages.urls.pop(chunk.id) for chunk in chunked.chunks if chunk.id in pages.urls
                 }
                 chunked = dataclasses.replace(chunked, chunks=with_kinds(chunked.chunks))
-            self._gather(chunked)
-            yield ScannedFile(chunked, key, urls)
+            found.extend(self._gather(chunked))
+            read = window[index]
+            yield ScannedFile(chunked, key, urls, read.digest, read.status, tuple(found))
         return pool
+
+    def _same(self, read: _Read, key: str) -> KnownFile | None:
+        """The page ``read`` as the last build recorded it, when its key is the one recorded."""
+        if self._known is None or self.cache is None:
+            return None
+        same = self._known.by_key(read.path, key)
+        if same is None or not self.cache.keep(key, same.entry):
+            return None
+        return dataclasses.replace(same, digest=read.digest, status=read.status)
 
     def _settings(self, path: str) -> FileSettings:
         settings = self._resolver.settings(path)
         return self.pages.settings(path, settings) if self.pages is not None else settings
 
-    def _gather(self, chunked: ChunkedFile) -> None:
+    def _gather(self, chunked: ChunkedFile) -> list[Finding]:
+        """Count a chunked page; returns its findings."""
         self.any_chunks = self.any_chunks or bool(chunked.chunks)
-        self.findings.extend(chunked.findings)
-        self.findings.extend(check_declarations(chunked, self.facets))
+        found = [*chunked.findings, *check_declarations(chunked, self.facets)]
+        self.findings.extend(found)
         if not chunked.strategy_explicit:
             self.defaulted.append(chunked.path)
+        return found
 
     def _layout(self) -> dict[str, DocsManifest]:
         """The manifests ``sdk_layout`` infers for a folder without any, by folder (empty: no SDK
@@ -285,9 +356,9 @@ class CorpusScan:
         thrown: list[Finding] = []  # the pages are read again and their problems found then
         fences, paths = [], []
         for path in self.paths:
-            text = self._read(path, thrown, hashed=False)
-            if text is not None:
-                fences.append(fences_of(path, text))
+            read = self._read(path, thrown, hashed=False)
+            if read is not None:
+                fences.append(fences_of(path, read[0]))
                 paths.append(path)
         layout = infer_layout(fences)
         inferred: dict[str, DocsManifest] = {}
@@ -297,6 +368,16 @@ class CorpusScan:
             assert not problems, problems  # built from the schema's own shape
             inferred[folder] = manifest
         return inferred
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A page read, waiting in a window to be chunked."""
+
+    text: str
+    path: str
+    digest: str
+    status: Status | None
 
 
 def _template_text(

@@ -209,7 +209,7 @@ class RoundChunks(ChunkCache):
     def put(self, key: str, chunked: ChunkedFile) -> None:
         self._files[key] = chunked
 
-    def save(self) -> None:
+    def save(self, compact: bool = False) -> None:
         return None
 
 

@@ -36,8 +36,7 @@ import lancedb
 
 from docs_mcp.corpus.copies import CopyFinder, key_hash
 from docs_mcp.corpus.copy_changes import CopyState, file_digests, regroup
-from docs_mcp.corpus.scan import ScannedFile
-from docs_mcp.indexing.row_cache import row_key, rows_fingerprint
+from docs_mcp.indexing.row_cache import rows_fingerprint
 from docs_mcp.indexing.writer import EXACT_VECTOR_SEARCH_MAX_ROWS
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
 from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
@@ -74,9 +73,9 @@ class FileLedger:
 
     files: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # path -> (key, rows, number)
 
-    def add(self, scanned: ScannedFile, number: int) -> None:
-        """Note ``scanned``, set aside as ``number``."""
-        self.files[scanned.file.path] = (row_key(scanned), len(scanned.file.chunks), number)
+    def add(self, path: str, key: str, rows: int, number: int) -> None:
+        """Note the page at ``path`` (its rows' ``key``, its ``rows``), set aside as ``number``."""
+        self.files[path] = (key, rows, number)
 
     @property
     def rows(self) -> int:

@@ -25,12 +25,13 @@ from docs_mcp.corpus.chunk_cache import ChunkCache
 from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.copy_map import MainCopies
 from docs_mcp.corpus.docs_manifest import MANIFEST_NAME, TaxonomyEntry, load_manifest
+from docs_mcp.corpus.known_pages import KnownFile
 from docs_mcp.corpus.loader import Corpus, scan_corpus, scanned_corpus
 from docs_mcp.corpus.scan import ScannedFile
 from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.embedding.provider import EmbeddingSettings
 from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
-from docs_mcp.indexing import in_place, incremental
+from docs_mcp.indexing import first_pass, in_place, incremental
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
@@ -158,10 +159,11 @@ def build(options: BuildOptions) -> BuildResult:
     spill: FileSpill | None = None
     copies: CopyFinder | None = None
     try:
-        spill, copies = FileSpill(staging / _SPILL_NAME), CopyFinder(staging)
+        spill = FileSpill(staging / _SPILL_NAME)
+        copies = CopyFinder(staging, lambda number: spill.get(number).file.chunks)
         ledger = incremental.FileLedger()
         tally = CorpusTally(copies, _plan(provider))
-        corpus = _scan(options, chunk_cache, spill, tally, ledger, report)
+        corpus, pages = _scan(options, chunk_cache, spill, tally, ledger, report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
         # From the last build's groups when the cache holds them: regrouped where the edits reach.
         copy_state = incremental.copy_groups(
@@ -191,7 +193,8 @@ def build(options: BuildOptions) -> BuildResult:
         spill.close()
         copies.close()
         swap_in(staging, out)
-        _save_caches(chunk_cache, row_cache)
+        _save_caches(chunk_cache, row_cache, compact=update is None)
+        pages.save(cache_dir)
         kept = incremental.keep_copy_state(cache_dir, copy_state)
         incremental.record(cache_dir, out, ledger, copy_digests or {}, manifest, tally.urls, update, kept)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
@@ -239,9 +242,10 @@ def _scan(
     tally: CorpusTally,
     ledger: incremental.FileLedger,
     report: Callable[[BuildProgress], None],
-) -> Corpus:
+) -> tuple[Corpus, first_pass.RecordWriter]:
     """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs
-    (``tally``) and what an update needs (``ledger``).
+    (``tally``) and what an update needs (``ledger``); a page the last build recorded as it is now is
+    counted by its summary, not read (``first_pass``). With the record of the pages to keep.
 
     Raises ``ValidationFailed`` when the docs have errors."""
     files_seen = 0
@@ -252,9 +256,19 @@ def _scan(
         report(BuildProgress("files", files_seen))
 
     scan = scan_corpus(Path(options.docs_dir), site_config=options.site_config, chunk_cache=chunk_cache)
-    for scanned in scan.files(on_file):
-        ledger.add(scanned, spill.add(scanned))
-        tally.add(scanned)
+    spill.loader = lambda path, key: ScannedFile(scan.chunked(path, key), key)
+
+    def count(page: ScannedFile | KnownFile, summary: first_pass.FileSummary, chunks: object) -> None:
+        if isinstance(page, KnownFile):
+            path, number = page.path, spill.add_known(page.path, page.key)
+            tally.add(path, summary, number)
+        else:
+            path, number = page.file.path, spill.add(page)
+            tally.add(path, summary, number, page.file.chunks)
+        ledger.add(path, summary.row_key, summary.rows, number)
+
+    previous = first_pass.PassRecord.load(chunk_cache.path.parent, scan.context)
+    pages = first_pass.walk(scan, chunk_cache, previous, count, on_file)
     corpus = scanned_corpus(scan, [])
     if corpus.errors:
         raise ValidationFailed(
@@ -262,7 +276,7 @@ def _scan(
             "Fix them (docs-mcp validate shows them all) and build again",
             corpus.findings,
         )
-    return corpus
+    return corpus, pages
 
 
 def _manifest(
@@ -306,6 +320,7 @@ def _write_rows(
     names = sorted(tally.facets())
     files: Iterable[ScannedFile] = spill
     vectors: VectorStream | None = None
+    tally.replan(provider, (scanned.file.chunks for scanned in spill))  # pages counted by their summaries
     if provider is not None and tally.plan is not None:
         plan = tally.plan
         cost = plan.cost_line()
@@ -367,12 +382,17 @@ def _plan(provider: CachingProvider | None) -> EmbeddingPlan | None:
     return EmbeddingPlan(provider) if provider is not None else None
 
 
-def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache) -> None:
-    """Keep what this build made for the next one; the index is already in place, so a cache that
-    cannot be written (a full disk) costs the next build time, never this one its result."""
-    for cache in (chunk_cache, row_cache):
+def _save_caches(chunk_cache: ChunkCache, row_cache: RowCache, compact: bool) -> None:
+    """Keep what this build made for the next one (``compact``: a full build, which compacts the chunk
+    cache); the index is already in place, so a cache that cannot be written (a full disk) costs the
+    next build time, never this one its result."""
+    saves: list[tuple[ChunkCache | RowCache, Callable[[], None]]] = [
+        (chunk_cache, lambda: chunk_cache.save(compact)),
+        (row_cache, row_cache.save),
+    ]
+    for cache, save in saves:
         try:
-            cache.save()
+            save()
         except OSError as error:
             log.warning(
                 "could not write the build cache %s (%s); the next build makes it again", cache.path, error

@@ -4,7 +4,8 @@ The first pass walks the docs (``corpus.scan``) and validates them; only once ev
 are the index's facet columns, its URL column and its validity known, and only then can rows be
 written. The files wait here in between: one pickle per file, appended in corpus order, read back
 in order (the rows) or one by one (``get``: the sections compared as copies). Memory: one offset
-per file.
+per file. A page the first pass did not read (``corpus.scan.KnownFile``) is set aside as its path and
+key only (``add_known``), its chunks read through ``loader`` (the chunk cache) when it is got.
 
 Pickle, not the rebuild cache's JSON: this file is written and read by one build in its own private
 staging folder and deleted with it (``pipeline.build``), so nothing else ever supplies its bytes,
@@ -17,7 +18,7 @@ import contextlib
 import os
 import pickle
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from docs_mcp.corpus.scan import ScannedFile
@@ -33,13 +34,21 @@ class FileSpill:
         self._handle = self.path.open("w+b")
         self._offsets = array("q", [0])  # where each file starts, and the end
         self._unflushed = False
+        self.loader: Callable[[str, str], ScannedFile] | None = None  # a known page's (path, key)
 
     def __len__(self) -> int:
         return len(self._offsets) - 1
 
     def add(self, scanned: ScannedFile) -> int:
         """Append ``scanned``; returns its number (0, 1, ...)."""
-        data = pickle.dumps(scanned, protocol=pickle.HIGHEST_PROTOCOL)
+        return self._append(scanned)
+
+    def add_known(self, path: str, key: str) -> int:
+        """Append the page at ``path`` by its chunk cache ``key``, read through ``loader`` when got."""
+        return self._append((path, key))
+
+    def _append(self, value: ScannedFile | tuple[str, str]) -> int:
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         self._handle.write(data)
         self._unflushed = True
         self._offsets.append(self._offsets[-1] + len(data))
@@ -51,7 +60,12 @@ class FileSpill:
             self._handle.flush()
             self._unflushed = False
         start, end = self._offsets[number], self._offsets[number + 1]
-        found: ScannedFile = pickle.loads(os.pread(self._handle.fileno(), end - start, start))
+        data = os.pread(self._handle.fileno(), end - start, start)
+        found: ScannedFile | tuple[str, str] = pickle.loads(data)
+        if isinstance(found, tuple):
+            if self.loader is None:
+                raise ValueError("a page set aside by its key needs a loader")
+            return self.loader(*found)
         return found
 
     def __iter__(self) -> Iterator[ScannedFile]:

@@ -1,4 +1,5 @@
-"""What a build's manifest needs of every chunk, gathered file by file as the corpus is walked.
+"""What a build's manifest needs of every chunk, gathered file by file as the corpus is walked (from
+each page's ``first_pass.FileSummary``: a page not read again counts as it did).
 
 The chunk and file counts, each facet's values, the tool schema's example, whether any page has a
 URL, the embedding plan and the copy groups' block hashes: a few bytes per chunk (the copies' 24,
@@ -10,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from docs_mcp.chunk.chunks import Chunk
 from docs_mcp.corpus.copies import CopyFinder, CopyGroups
 from docs_mcp.corpus.copy_map import MainCopies
-from docs_mcp.corpus.scan import ScannedFile
+from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.indexing.embed import EmbeddingPlan
+from docs_mcp.indexing.first_pass import FileSummary, Section
 from docs_mcp.store.index_manifest import pick_example
 
 __all__ = ["CorpusTally"]
-
-Section = tuple[str, str, Sequence[str]]  # id, heading, breadcrumb: what ``pick_example`` reads
 
 
 class CorpusTally:
@@ -35,23 +36,30 @@ class CorpusTally:
         # the least of each is all it needs.
         self._least: Section | None = None
         self._least_subsection: Section | None = None
+        self.complete = True  # the plan counts every chunk (no page was counted by its summary)
 
-    def add(self, scanned: ScannedFile) -> None:
-        """Count a file of the build."""
-        chunks = scanned.file.chunks
+    def add(
+        self, path: str, summary: FileSummary, number: int, chunks: Sequence[Chunk] | None = None
+    ) -> None:
+        """Count the page at ``path`` by its ``summary``, set aside as ``number``; ``chunks``: its
+        chunks when the pass read them (else its sections are compared by reference and the
+        embedding plan is left incomplete: ``complete``)."""
         self.files += 1
-        self.chunks += len(chunks)
-        self.urls = self.urls or bool(scanned.urls)
-        for chunk in chunks:
-            for key, value in chunk.metadata.items():
-                self._values.setdefault(key, set()).add(str(value))
-            section: Section = (chunk.id, chunk.heading, chunk.breadcrumb)
-            if self._least is None or section < self._least:
-                self._least = section
-            qualifies = chunk.breadcrumb and 2 <= len(str(chunk.heading).split()) <= 6
-            if qualifies and (self._least_subsection is None or section < self._least_subsection):
-                self._least_subsection = section
-            self.copies.add(chunk)
+        self.chunks += summary.rows
+        self.urls = self.urls or summary.urls
+        for key, value in summary.facets:
+            self._values.setdefault(key, set()).add(value)
+        if summary.least is not None and (self._least is None or summary.least < self._least):
+            self._least = summary.least
+        least = summary.least_subsection
+        if least is not None and (self._least_subsection is None or least < self._least_subsection):
+            self._least_subsection = least
+        if chunks is None:
+            self.copies.add_known(number, path, summary.sections)
+            self.complete = False
+            return
+        for place, *hashes in summary.sections:
+            self.copies.add(chunks[place], (hashes[0], hashes[1], hashes[2]))
         if self.plan is not None:
             self.plan.add(chunks)
 
@@ -64,6 +72,15 @@ class CorpusTally:
         return pick_example(
             section for section in (self._least_subsection, self._least) if section is not None
         )
+
+    def replan(self, provider: CachingProvider | None, chunks: Iterable[Sequence[Chunk]]) -> None:
+        """Count the embedding plan of ``provider`` again over every file's ``chunks``, when a page
+        was counted by its summary (not ``complete``)."""
+        if self.plan is not None and provider is not None and not self.complete:
+            self.plan = EmbeddingPlan(provider)
+            for found in chunks:
+                self.plan.add(found)
+            self.complete = True
 
     def copy_groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
         """``copy_groups`` over every chunk counted, with the ``(copy, original)`` files declared,
