@@ -273,9 +273,6 @@ class DocsIndex:
         ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted, rescore, own_terms)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
-        missing = [hit.chunk_id for hit in page if hit.chunk_id not in texts]
-        if missing:  # a union's rescored legs read no text: only the page's hits need it
-            texts.update(self._ranker.texts(missing))
         self._copies.listed(page, where)  # a page's copies, when the ranking held their leads only
         sections = self._catalog.sections(
             [hit.chunk_id for hit in page],

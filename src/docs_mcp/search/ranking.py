@@ -136,15 +136,6 @@ class Ranker:
                 return hits, texts, matched
             depth = min(_DEPTH_MAX, 2 * depth)
 
-    def texts(self, ids: Sequence[str]) -> dict[str, str]:
-        """The text of the rows of ``ids`` (their catalog columns remembered with it)."""
-        texts: dict[str, str] = {}
-        rows = lance.Rows(self._catalog.columns)
-        lance.run(lance.read_ids(self._table, ids, texts, rows))
-        for read in rows.read:
-            self._catalog.remember(read)
-        return texts
-
     def _rescoring(self, ranking: Ranking) -> Rescoring:
         """What the legs of ``ranking`` need to score each hit as its library does: each library's
         clauses (of the words ``ranking.own_terms`` says it matches; the ranking's own words when

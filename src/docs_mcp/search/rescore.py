@@ -264,14 +264,11 @@ class Rescoring:
         rows: lance.Rows | None,
     ) -> tuple[Ranked, bool]:
         """``lance.text_leg`` of the union read :data:`RESCORE_FACTOR` times as deep, its rows scored
-        as their libraries score them, the best ``depth`` kept; and whether it holds every match.
-        ``texts`` is left as it is: the page reads its own hits' text."""
+        as their libraries score them, the best ``depth`` kept; and whether it holds every match."""
         wanted = [*(rows.columns if rows else []), LIBRARY_COLUMN, *map(tokens_column, FTS_COLUMNS)]
         extra = lance.Rows(list(dict.fromkeys(wanted)))
         deeper = depth * RESCORE_FACTOR
-        # No text: the rows read are twice the candidates kept, and their text is a third of what
-        # a leg reads (docs/scaling.md); the page's hits read theirs (``DocsIndex._search``).
-        found = await lance.text_leg(table, query, where, deeper, None, extra)
+        found = await lance.text_leg(table, query, where, deeper, texts, extra)
         if rows is not None:
             rows.read.extend(extra.read)
         ranked = rescored(self.statistics, extra.read[0], self.clauses_of, self.frequencies)
