@@ -61,6 +61,10 @@ class Ranking:
     rescoring: Rescoring | None = None
 
 
+# Each row's group of copies (``COPY_COLUMN``), by chunk id.
+_Groups = dict[str, str | None]
+
+
 class Ranker:
     """Ranks searches of one opened index (its async LanceDB table, row catalog and folder)."""
 
@@ -183,22 +187,42 @@ class Ranker:
         """:meth:`_legs`, with the kind prior applied when the index has kinds. Where the index says
         which copy leads its group, the legs rank the leads only (``search.copies``), with the copies
         that stand out (:meth:`_standouts`)."""
-        ranked, complete = await self._legs(ranking, self._copies.ranked(where), depth, texts, matched, rows)
+        others = None
         if ranking.mode == "fulltext" and self._copies.ranks_leads:
-            ranked = await self._standouts(ranking, where, ranked, complete, texts, rows)
+            # The copies' leg needs nothing of the leads' leg: both run at once on LanceDB's loop
+            # (a merged search's union spent a fifth of its time waiting on it, docs/scaling.md).
+            others = asyncio.ensure_future(self._other_copies(ranking, where))
+        try:
+            ranked, complete = await self._legs(
+                ranking, self._copies.ranked(where), depth, texts, matched, rows
+            )
+        except BaseException:
+            if others is not None:
+                others.cancel()
+            raise
+        if others is not None:
+            ranked = await self._standouts(ranked, complete, texts, rows, await others)
             matched.update((cid, TEXT) for cid, _ in ranked)
         if self._prior is None:
             return ranked, complete
         return self._weighed(ranking, ranked, rows), complete
 
+    async def _other_copies(self, ranking: Ranking, where: str | None) -> tuple[Ranked, _Groups]:
+        """The best ``min_candidates`` copies under ``where`` that lead no group, each with its group
+        (what :meth:`_standouts` compares with the leads)."""
+        query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
+        groups = lance.Rows([COPY_COLUMN])
+        depth = self._config.min_candidates
+        found, _ = await self._text(ranking, query, self._copies.others(where), depth, None, groups)
+        return found, {cid: group for read in groups.read for cid, group in _column_pairs(read)}
+
     async def _standouts(
         self,
-        ranking: Ranking,
-        where: str | None,
         leads: Ranked,
         complete: bool,
         texts: dict[str, str],
         rows: lance.Rows,
+        others: tuple[Ranked, _Groups],
     ) -> Ranked:
         """``leads`` with the copies that are no lead but score above their group's lead, as ranking
         every copy would place them: a copy's path or title may hold a query word its lead's lacks (a
@@ -207,11 +231,7 @@ class Ranker:
         lead is the same at every depth and pages stay prefixes of one order. Identical copies score
         as their lead and are read no further. Full text only: a fused score depends on the whole
         leg it was normalised over."""
-        query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
-        groups = lance.Rows([COPY_COLUMN])
-        depth = self._config.min_candidates
-        found, _ = await self._text(ranking, query, self._copies.others(where), depth, None, groups)
-        group_of = {cid: group for read in groups.read for cid, group in _column_pairs(read)}
+        found, group_of = others
         read_groups: dict[str, str | None] = {}
         for read in rows.read:  # the leads' rows, remembered: their groups cost no query
             read_groups.update((cid, row.copy_of) for cid, row in self._catalog.remember(read).items())
