@@ -19,7 +19,7 @@ from docs_mcp.corpus.scan import DocsFiles
 from docs_mcp.entry_file import read_entries
 from docs_mcp.errors import Finding
 from docs_mcp.indexing import terms
-from docs_mcp.indexing.first_pass import RECORD_FILE
+from docs_mcp.indexing.first_pass import LINES_FILE, RECORD_FILE
 from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from docs_mcp.store.index_manifest import MANIFEST_FILE
 from testkit.index_fixtures import FILES, write_docs
@@ -164,7 +164,7 @@ def test_another_manifest_makes_the_pass_read_every_page(tmp_path: Path, reads: 
     _same_as_a_full_build(docs, tmp_path / "out", tmp_path)
 
 
-@pytest.mark.parametrize("trial", range(4))
+@pytest.mark.parametrize("trial", range(6))
 def test_a_damaged_record_reads_every_page_and_builds_as_a_full_build(
     tmp_path: Path, reads: list[str], trial: int
 ) -> None:
@@ -172,11 +172,11 @@ def test_a_damaged_record_reads_every_page_and_builds_as_a_full_build(
     options = BuildOptions(docs_dir=docs, out=tmp_path / "out")
     first = build(options)
     assert first.cache_dir is not None
-    record = first.cache_dir / RECORD_FILE
+    record = first.cache_dir / (RECORD_FILE if trial < 4 else LINES_FILE)  # the archive, or the rows
     data = bytearray(record.read_bytes())
     rng = random.Random(trial)
     at = rng.randrange(len(data))
-    if trial == 3:
+    if trial in (3, 5):
         del data[at:]
     else:
         data[at : at + 8] = rng.randbytes(8)

@@ -12,10 +12,13 @@ are not set aside (``CopyFinder.add_known``); its summary counts as the page wou
 chunks later (an update rewriting its rows, the copy groups of a block it is in, a full build's rows)
 reads them from the chunk cache then (``CorpusScan.chunked``).
 
-The record is a numpy archive read without pickles: the files as JSON bytes, the sections' hashes as
-an int64 array. It is written under a temporary name and renamed, after the index is in place; a
-record that does not read, or was made under another context or code, is ignored (logged): the pass
-reads every page, as a first build does.
+The record is a numpy archive read without pickles (the pages' paths and stats, the sections' hashes
+as an int64 array) and beside it the pages' rows as JSON lines (``first-pass.lines``), which neither
+the build that writes them nor the one that reads them holds: they wait in a temporary file, and a
+row is read from the file when its page is looked up (about 1 KB a page, half a GB at a million
+chunks). Both are written under temporary names and renamed, after the index is in place, the lines
+first (the archive names their digest); a record that does not read, or was made under another
+context or code, is ignored (logged): the pass reads every page, as a first build does.
 """
 
 from __future__ import annotations
@@ -24,13 +27,15 @@ import hashlib
 import json
 import logging
 import os
+import shutil
+import tempfile
 import zipfile
 from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -48,7 +53,8 @@ __all__ = ["RECORD_FILE", "FileSummary", "PassRecord", "RecordWriter", "summariz
 log = logging.getLogger(__name__)
 
 RECORD_FILE = "first-pass.npz"
-_FORMAT = "docs-mcp first pass 1"
+LINES_FILE = "first-pass.lines"
+_FORMAT = "docs-mcp first pass 2"
 
 Section = tuple[str, str, tuple[str, ...]]  # id, heading, breadcrumb: what ``pick_example`` reads
 
@@ -126,67 +132,87 @@ _NO_STATUS = (-1, -1, -1, -1, -1)
 
 class PassRecord:
     """The last build's record of its pages (``KnownFiles`` for ``CorpusScan.files``); empty when
-    there is none usable for ``context``. Held as read: the rows as JSON lines in one buffer, each
-    parsed when its page is looked up (about 1 KB a page, not the 3 KB of parsed rows)."""
+    there is none usable for ``context``. Its rows stay in their file (``lines``, open), each read and
+    parsed when its page is looked up; ``close`` closes it."""
 
     def __init__(
         self,
         paths: list[str],
         statuses: np.ndarray[Any, Any],
-        lines: bytes,
+        lines: BinaryIO | None,
+        ends: np.ndarray[Any, Any],
         counts: np.ndarray[Any, Any],
         sections: np.ndarray[Any, Any],
     ) -> None:
         self._index = {path: number for number, path in enumerate(paths)}
         self._statuses = statuses  # (pages, 5): ``Status``, -1s for none
         self._lines = lines
-        ends = np.flatnonzero(np.frombuffer(lines, dtype=np.uint8) == 10) + 1
-        self._ends = np.concatenate([np.zeros(1, np.int64), ends]).tolist()
+        self._ends = np.concatenate([np.zeros(1, np.int64), ends])  # where each page's row ends
         if len(self._ends) != len(paths) + 1:
             raise ValueError("rows do not add up")
-        self._starts = np.concatenate([np.zeros(1, np.int64), np.cumsum(counts)]).tolist()
-        if self._starts[-1] != len(sections):
+        self._starts = np.concatenate([np.zeros(1, np.int64), np.cumsum(counts)])
+        if int(self._starts[-1]) != len(sections):
             raise ValueError("sections do not add up")
         self._sections = sections
         self._parsed: tuple[int, list[Any]] = (-1, [])
 
     @staticmethod
     def empty() -> PassRecord:
-        return PassRecord(
-            [], np.zeros((0, 5), np.int64), b"", np.zeros(0, np.int64), np.zeros((0, 4), np.int64)
-        )
+        none = np.zeros(0, np.int64)
+        return PassRecord([], np.zeros((0, 5), np.int64), None, none, none, np.zeros((0, 4), np.int64))
 
     @staticmethod
     def load(cache_dir: Path, context: str) -> PassRecord:
         """The record in ``cache_dir`` made under ``context`` by this code; else an empty one."""
         path = cache_dir / RECORD_FILE
+        lines: BinaryIO | None = None
         try:
             with path.open("rb") as handle, np.load(handle, allow_pickle=False) as read:
                 parts = {name: np.asarray(read[name]) for name in _PARTS}
-                if bytes(read["digest"]).decode() != _payload_digest(
-                    *(parts[name].tobytes() for name in _PARTS)
-                ):
-                    raise ValueError("does not match its digest")
+                digest = bytes(read["digest"]).decode()
+            lines = (cache_dir / LINES_FILE).open("rb")
+            if digest != _payload_digest(_file_digest(lines), *(parts[name].tobytes() for name in _PARTS)):
+                raise ValueError("does not match its digest")
             header = json.loads(parts["header"].tobytes())
             if header.get("format") != _fingerprint() or header.get("context") != context:
                 log.info("%s is another build's record: every page is read", path)
+                lines.close()
                 return PassRecord.empty()
             return PassRecord(
                 [str(page) for page in header["paths"]],
                 parts["statuses"].astype(np.int64).reshape(-1, 5),
-                parts["lines"].tobytes(),
+                lines,
+                parts["ends"].astype(np.int64),
                 parts["counts"].astype(np.int64),
                 parts["sections"].astype(np.int64).reshape(-1, 4),
             )
         except FileNotFoundError:
+            if lines is not None:
+                lines.close()
             return PassRecord.empty()
         except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile) as error:
+            if lines is not None:
+                lines.close()
             log.warning("%s does not read (%r): every page is read", path, error)
             return PassRecord.empty()
 
+    def close(self) -> None:
+        """Close the rows' file. Raises nothing."""
+        if self._lines is not None:
+            self._lines.close()
+
+    def _line(self, number: int) -> bytes:
+        start, end = int(self._ends[number]), int(self._ends[number + 1])
+        if self._lines is None:
+            raise ValueError("no rows")
+        line = os.pread(self._lines.fileno(), end - start, start)
+        if len(line) != end - start:
+            raise ValueError("the rows' file is shorter than its record")
+        return line
+
     def _row(self, number: int) -> list[Any]:
         if self._parsed[0] != number:  # a page is looked up, then summed up: parsed once
-            row = json.loads(self._lines[self._ends[number] : self._ends[number + 1]])
+            row = json.loads(self._line(number))
             if not isinstance(row, list) or len(row) != _LEAST_SUB + 1:
                 raise ValueError("not a row of the record")
             self._parsed = (number, row)
@@ -237,22 +263,25 @@ class PassRecord:
     def row(self, path: str) -> tuple[bytes, np.ndarray[Any, Any]]:
         """What the record holds of ``path`` as it is written (its JSON line), and its sections."""
         number = self._index[path]
-        line = self._lines[self._ends[number] : self._ends[number + 1]]
-        return line, self._sections[self._starts[number] : self._starts[number + 1]]
+        return self._line(number), self._sections[self._starts[number] : self._starts[number + 1]]
 
 
-_PARTS = ("header", "statuses", "lines", "counts", "sections")
+_PARTS = ("header", "statuses", "ends", "counts", "sections")
 
 
 class RecordWriter:
-    """This build's record of its pages, gathered as the pass goes; ``save`` after the swap."""
+    """This build's record of its pages, gathered as the pass goes (the rows in a temporary file in
+    ``directory``); ``save`` after the swap."""
 
-    def __init__(self, context: str) -> None:
+    def __init__(self, context: str, directory: Path) -> None:
         self._context = context
         self._paths: list[str] = []
         self._statuses = array("q")
         self._counts = array("q")
-        self._lines: list[bytes] = []
+        directory.mkdir(parents=True, exist_ok=True)
+        self._lines: BinaryIO = tempfile.TemporaryFile(dir=directory, prefix="first-pass-")  # noqa: SIM115 (closed by save)
+        self._ends = array("q")
+        self._end = 0
         self._sections = array("q")
         self._parts: list[np.ndarray[Any, Any]] = []  # the sections, in order, a part at a time
 
@@ -265,7 +294,9 @@ class RecordWriter:
     def _note(self, path: str, status: Status | None, line: bytes, count: int) -> None:
         self._paths.append(path)
         self._statuses.extend(status if status is not None else _NO_STATUS)
-        self._lines.append(line)
+        self._lines.write(line)
+        self._end += len(line)
+        self._ends.append(self._end)
         self._counts.append(count)
 
     def _flush(self) -> None:
@@ -304,37 +335,62 @@ class RecordWriter:
         if len(self._sections) > 2**16:
             self._flush()
 
+    def discard(self) -> None:
+        """Drop the rows gathered (a failed build's; after ``save``, nothing). Raises nothing."""
+        self._lines.close()
+
     def save(self, cache_dir: Path) -> None:
         """Write the record into ``cache_dir``. Never raises: a record not written costs the next
         build a pass over every page (logged)."""
         path = cache_dir / RECORD_FILE
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        lines = cache_dir / LINES_FILE
+        lines_temporary = lines.with_name(f".{lines.name}.{os.getpid()}.tmp")
         header = {"format": _fingerprint(), "context": self._context, "paths": self._paths}
         self._flush()
         parts: dict[str, np.ndarray[Any, Any]] = {
             "header": np.frombuffer(json.dumps(header, separators=(",", ":")).encode(), dtype=np.uint8),
             "statuses": np.frombuffer(self._statuses, dtype=np.int64),
-            "lines": np.frombuffer(b"".join(self._lines), dtype=np.uint8),
+            "ends": np.frombuffer(self._ends, dtype=np.int64),
             "counts": np.frombuffer(self._counts, dtype=np.int64),
             "sections": np.concatenate([np.zeros(0, np.int64), *(part.reshape(-1) for part in self._parts)]),
         }
-        digest = _payload_digest(*(parts[name].tobytes() for name in _PARTS)).encode()
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
+            self._lines.flush()
+            self._lines.seek(0)
+            with lines_temporary.open("wb") as handle:
+                shutil.copyfileobj(self._lines, handle, 1 << 20)
+            with lines_temporary.open("rb") as handle:
+                written = _file_digest(handle)
+            digest = _payload_digest(written, *(parts[name].tobytes() for name in _PARTS)).encode()
             with temporary.open("wb") as handle:
                 np.savez(
                     handle,
                     digest=np.frombuffer(digest, dtype=np.uint8),
                     header=parts["header"],
                     statuses=parts["statuses"],
-                    lines=parts["lines"],
+                    ends=parts["ends"],
                     counts=parts["counts"],
                     sections=parts["sections"],
                 )
+            os.replace(lines_temporary, lines)  # first: the archive names the lines' digest
             os.replace(temporary, path)
         except OSError as error:
             log.warning("could not record the pages in %s (%s); the next build reads them all", path, error)
             temporary.unlink(missing_ok=True)
+            lines_temporary.unlink(missing_ok=True)
+        finally:
+            self._lines.close()
+
+
+def _file_digest(handle: BinaryIO) -> bytes:
+    """The sha256 of what ``handle`` reads from its start, streamed."""
+    handle.seek(0)
+    digest = hashlib.sha256()
+    while block := handle.read(1 << 20):
+        digest.update(block)
+    return digest.digest()
 
 
 Counter = Callable[[ScannedFile | KnownFile, FileSummary, Sequence[Chunk] | None], None]
@@ -349,14 +405,17 @@ def walk(
 ) -> RecordWriter:
     """The first pass over ``scan``'s pages, pages ``previous`` records handed on as known: each page
     with its summary and, when it was read, its chunks, to ``count``. Returns this build's record."""
-    record = RecordWriter(scan.context)
+    record = RecordWriter(scan.context, chunk_cache.path.parent)
     pages: Iterator[ScannedFile | KnownFile] = scan.files(on_file, previous)
-    for page in pages:
-        if isinstance(page, KnownFile):
-            count(page, previous.summary(page.path), None)
-            record.keep(page.path, *previous.row(page.path), page.status)
-        else:
-            summary = summarize(page)
-            count(page, summary, page.file.chunks)
-            record.add(page, summary, chunk_cache.digest(page.key) or "" if page.key else "")
+    try:
+        for page in pages:
+            if isinstance(page, KnownFile):
+                count(page, previous.summary(page.path), None)
+                record.keep(page.path, *previous.row(page.path), page.status)
+            else:
+                summary = summarize(page)
+                count(page, summary, page.file.chunks)
+                record.add(page, summary, chunk_cache.digest(page.key) or "" if page.key else "")
+    finally:
+        previous.close()
     return record

@@ -158,6 +158,7 @@ def build(options: BuildOptions) -> BuildResult:
     staging = new_staging_dir(out)
     spill: FileSpill | None = None
     copies: CopyFinder | None = None
+    pages: first_pass.RecordWriter | None = None
     try:
         spill = FileSpill(staging / _SPILL_NAME)
         copies = CopyFinder(staging, lambda number: spill.get(number).file.chunks)
@@ -205,6 +206,8 @@ def build(options: BuildOptions) -> BuildResult:
             "is unchanged. Free some space (or choose another --out) and build again"
         ) from None
     finally:
+        if pages is not None:
+            pages.discard()
         if spill is not None:
             spill.close()
         if copies is not None:
