@@ -416,6 +416,9 @@ def walk(
                 summary = summarize(page)
                 count(page, summary, page.file.chunks)
                 record.add(page, summary, chunk_cache.digest(page.key) or "" if page.key else "")
+    except BaseException:
+        record.discard()
+        raise
     finally:
         previous.close()
     return record

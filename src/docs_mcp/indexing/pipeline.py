@@ -274,6 +274,7 @@ def _scan(
     pages = first_pass.walk(scan, chunk_cache, previous, count, on_file)
     corpus = scanned_corpus(scan, [])
     if corpus.errors:
+        pages.discard()
         raise ValidationFailed(
             f"{len(corpus.errors)} validation error(s) in {options.docs_dir}; nothing was built. "
             "Fix them (docs-mcp validate shows them all) and build again",
