@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from docs_mcp.chunk.chunks import Chunk
-from docs_mcp.corpus.copies import CopyFinder, CopyGroups
-from docs_mcp.corpus.copy_map import MainCopies
+from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.embedding.embedding_cache import CachingProvider
 from docs_mcp.indexing.embed import EmbeddingPlan
 from docs_mcp.indexing.first_pass import FileSummary, Section
@@ -81,12 +80,3 @@ class CorpusTally:
             for found in chunks:
                 self.plan.add(found)
             self.complete = True
-
-    def copy_groups(self, declared: Iterable[tuple[str, str]] = ()) -> CopyGroups:
-        """``copy_groups`` over every chunk counted, with the ``(copy, original)`` files declared,
-        and the groups' other leads."""
-        return self.copies.groups(declared)
-
-    def main_copies(self, declared: Iterable[tuple[str, str]] = ()) -> MainCopies:
-        """Each copy's main copy in ``copy_groups`` (its group's first), and the groups' number."""
-        return self.copies.main_copies(declared)
