@@ -3,6 +3,7 @@
 #
 #   source .ci/docker-engine.sh
 #   docker_engine_start /var/tmp/docs-mcp-docker   # data root (image and build cache)
+#   docker_engine_trim                             # what earlier runs left, bounded
 #   ...                                            # DOCKER_HOST points at it
 #   docker_engine_stop
 #
@@ -42,6 +43,23 @@ JSON
     tail -n 40 "$run/dockerd.log" >&2
     docker_engine_stop
     return 1
+}
+
+# A data root kept between runs grows by every run's images (each index baked into a serve image has
+# its own tag; each rebuild leaves the previous images untagged) and their build cache: tens of GB
+# after a day of runs, until a run fails on a full disk. This keeps the base image, the images the
+# next run rebuilds (their cache makes that quick) and the build cache most recently used, up to
+# DOCS_MCP_DOCKER_CACHE (default 8GB); it removes the rest. Never fails the run.
+docker_engine_trim() {
+    local stale
+    stale=$(docker images --format '{{.Repository}}:{{.Tag}}' | grep -E '^docs-mcp-serve:idx-|/selftest/' || true)
+    if [ -n "$stale" ]; then
+        # shellcheck disable=SC2086  # one image name per word
+        docker rmi -f $stale >/dev/null 2>&1 || true
+    fi
+    docker image prune -f >/dev/null 2>&1 || true
+    docker builder prune -f --keep-storage "${DOCS_MCP_DOCKER_CACHE:-8GB}" >/dev/null 2>&1 || true
+    echo "docker engine: data root trimmed to $(du -sh "$(docker info --format '{{.DockerRootDir}}')" 2>/dev/null | cut -f1)"
 }
 
 docker_engine_stop() {
