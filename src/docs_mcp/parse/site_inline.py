@@ -31,6 +31,8 @@ _ATTRIBUTES = re.compile(
     r"\s*\{\s*(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))(?:\s+(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+)))*\s*\}\s*$"
 )
 _ANCHOR = re.compile(r"\[\]\(\)\{[^{}\n]*\}")  # mkdocs autorefs' empty anchor ``[](){#id}``
+# Nextra's custom heading id, ``## Long heading [#short-id]`` (matched from the heading's last ``[#``)
+_BRACKET_ID = re.compile(r"\s+\[#([\w:.-]+)\]\s*$")
 _INLINE_ATTRIBUTES = re.compile(r"(?<=[\])`*_])\{\s*[.#:][^{}\n]*\}")  # ``[link](x){ .md-button }``
 # ``[text][target]`` or ``[target][]`` whose target is no link reference of the page: an autorefs link
 _CROSS_REF = re.compile(r"(?<![\]\\!])\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[([^\[\]\n]*)\]")
@@ -63,10 +65,15 @@ def outside_code_spans(line: str, rewrite: Callable[[str], str]) -> str:
 
 
 def heading_attributes(heading: str) -> tuple[str, str | None]:
-    """``heading`` without a trailing attribute list, and the list's ``#id`` if it had one."""
+    """``heading`` without a trailing attribute list (``{#id .class}``) or Nextra id (``[#id]``), and
+    its ``#id`` if it had one."""
     start = heading.rfind("{")
     match = _ATTRIBUTES.fullmatch(heading, start) if start >= 0 else None
     if match is None:
+        bracket = heading.rfind("[#")
+        found_id = _BRACKET_ID.search(heading, bracket - 1) if bracket > 0 else None
+        if found_id is not None and heading[: found_id.start()].strip(" #"):
+            return heading[: found_id.start()].rstrip(), found_id.group(1)
         return heading, None
     found = re.search(r"#([\w:.-]+)", match.group(0))
     return heading[:start].rstrip(), found.group(1) if found else None
