@@ -11,7 +11,7 @@ import httpx
 import pytest
 from load_support import Load, call
 from mcp import Client
-from server_support import start_http_server, stop
+from server_support import HttpServer, start_http_server, stop
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
@@ -81,10 +81,7 @@ def test_rebuilding_the_served_folder_under_load_fails_no_request(
         for docs in (two_doc_sets[1], two_doc_sets[0], two_doc_sets[1]):
             build(BuildOptions(docs_dir=docs, out=out))
             identities.append(DocsIndex.open(out).identity)
-            deadline = time.monotonic() + 30
-            while httpx.get(f"{server.base}/healthz").json()["index"] != identities[-1]:
-                assert time.monotonic() < deadline, "the server never reopened the rebuilt folder"
-                time.sleep(0.05)  # no event to await across processes: poll the health endpoint
+            _wait_until_serving(server, identities[-1])
         calls_before_stop = load.calls
     finally:
         load.stop()
@@ -126,11 +123,7 @@ def test_a_served_folder_updated_in_place_under_load_fails_no_request(
             page = docs / "topics" / f"t{n:02d}.md"
             page.write_text(page.read_text() + f"\n## Quokka {n}\n\nThe quokka counted {n} zebras.\n")
             assert build(BuildOptions(docs_dir=docs, out=out)).incremental
-            identity = DocsIndex.open(out).identity
-            deadline = time.monotonic() + 30
-            while httpx.get(f"{server.base}/healthz").json()["index"] != identity:
-                assert time.monotonic() < deadline, "the server never reopened the updated folder"
-                time.sleep(0.05)  # no event to await across processes: poll the health endpoint
+            _wait_until_serving(server, DocsIndex.open(out).identity)
         found = call(server.url, "search_docs", {"query": "quokka counted zebras"})
         calls_before_stop = load.calls
     finally:
@@ -143,3 +136,11 @@ def test_a_served_folder_updated_in_place_under_load_fails_no_request(
         "topics/t01.md",
         "topics/t02.md",
     }
+
+
+def _wait_until_serving(server: HttpServer, identity: str) -> None:
+    """Until ``server``'s health endpoint names the index ``identity`` (at most 30 s)."""
+    deadline = time.monotonic() + 30
+    while httpx.get(f"{server.base}/healthz").json()["index"] != identity:
+        assert time.monotonic() < deadline, f"the server never reopened its folder as {identity}"
+        time.sleep(0.05)  # no event to await across processes: poll the health endpoint
