@@ -6,7 +6,9 @@ row_key``: its chunk cache key and page URLs), its row count and a digest of its
 values (``copy_digests``). The next build into the same ``OUT`` compares that with the files it
 scanned (``plan``): when the record agrees with ``OUT`` and the schema is the same (facet names, URL
 column, embedding), the rows of the files whose key or copy digest changed, and of those added or
-removed, are rewritten (``indexing.in_place``) and nothing else.
+removed, are rewritten (``indexing.in_place``) and nothing else. The files are held as arrays
+(``ledger.FileLedger``) and the record is written and compared a line at a time
+(``index_state``): what a build holds of them is a few dozen bytes a file.
 
 The copy digest is what makes an edit reach other files: a page that becomes, or stops being, a copy
 or a group's main copy changes the ``copy_of`` column of rows in the other files of its group, which
