@@ -246,7 +246,8 @@ def test_ranking_drift_over_successive_updates(
         fresh = tmp_path / f"fresh-{n}"
         build(BuildOptions(docs_dir=docs, out=fresh, cache_dir=tmp_path / f"fresh-cache-{n}"))
         (ours, our_hits), (theirs, their_hits) = figures(out), figures(fresh)
-        state = json.loads((tmp_path / "cache" / "index-state.json").read_text())
+        # The record's header: its first line (indexing/index_state.py).
+        state = json.loads((tmp_path / "cache" / "index-state.jsonl").read_text().partition("\n")[0])
         count_all = ours["all"].queries
         rounds.append(
             {

@@ -230,6 +230,63 @@ def test_a_damaged_record_of_the_last_build_makes_a_full_build_not_a_failed_one(
     assert build(BuildOptions(docs_dir=docs, out=out)).incremental  # recorded again
 
 
+def _lines(cache: Path) -> list[str]:
+    return (cache / incremental.STATE_FILE).read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda lines: lines[:-1],  # a file's line missing
+        lambda lines: [*lines[:-1], lines[-1].rstrip("\n")],  # cut short after its last line
+        lambda lines: [lines[0], *reversed(lines[1:])],  # out of path order
+        lambda lines: [*lines[:-1], lines[-1][:10] + "\n"],  # a line cut short
+    ],
+)
+def test_a_record_damaged_in_its_files_makes_a_full_build(
+    tmp_path: Path, damage: Callable[[list[str]], list[str]]
+) -> None:
+    """The record is read a line at a time as the build compares its files: a damage found after the
+    header has been read (and some files compared) still makes the build a full one."""
+    docs = write_docs(tmp_path / "docs", _pages())
+    out = tmp_path / "out"
+    cache = build(BuildOptions(docs_dir=docs, out=out)).cache_dir
+    assert cache is not None
+    (cache / incremental.STATE_FILE).write_text("".join(damage(_lines(cache))), encoding="utf-8")
+    _edit(docs)
+    assert not build(BuildOptions(docs_dir=docs, out=out)).incremental
+    _assert_same_as_a_full_build(docs, out, tmp_path)
+
+
+def test_the_record_of_an_older_build_makes_a_full_build_then_updates_follow(tmp_path: Path) -> None:
+    """A cache an older docs-mcp wrote holds its record as one JSON document (``index-state.json``):
+    the next build is a full one, records in this format, and drops the old file."""
+    docs = write_docs(tmp_path / "docs", _pages())
+    out = tmp_path / "out"
+    cache = build(BuildOptions(docs_dir=docs, out=out)).cache_dir
+    assert cache is not None
+    header = json.loads(_lines(cache)[0])
+    files = [json.loads(line) for line in _lines(cache)[1:]]
+    old = {
+        **{key: header[key] for key in ("fingerprint", "out", "schema", "manifest", "version", "rows")},
+        "format": "docs-mcp index state 2",
+        "files": [[path, f"{key}|{copies}", rows] for path, key, copies, rows in files],
+        "rewritten": 0,
+        "updates": 0,
+        "copy_state": header["copy_state"],
+    }
+    (cache / incremental.STATE_FILE).unlink()
+    (cache / "index-state.json").write_text(json.dumps(old), encoding="utf-8")
+    _edit(docs)
+    assert not build(BuildOptions(docs_dir=docs, out=out)).incremental
+    assert not (cache / "index-state.json").exists()
+    assert len(_lines(cache)) == len(files) + 1
+    page = docs / "guides" / "topic-08.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n")
+    assert build(BuildOptions(docs_dir=docs, out=out)).incremental
+    _assert_same_as_a_full_build(docs, out, tmp_path)
+
+
 # A model page, its per-package copies (one folder each under packages/) and its -PYPI twin: copies
 # of one another (corpus/copies.py), the one outside packages/ the main copy.
 RETRY = (

@@ -143,23 +143,49 @@ class ChunkCache:
         self._open()
 
     def _open(self) -> None:
-        """Read the segments on disk: the base first, then the deltas oldest first."""
-        self._segments: list[EntryFile] = []
-        for path in [self.path, *sorted(self.path.parent.glob(_DELTAS))]:
-            found = read_entries(path, _FORMAT)
-            if found is not None:
-                self._segments.append(found)
-        # Each key's latest segment (a later one replaces an entry): key -> (segment, digest, size).
-        self._where: dict[str, tuple[int, str, int]] = {}
-        for number, segment in enumerate(self._segments):
-            for key, (_, size, digest) in segment.entries.items():
-                self._where[key] = (number, digest, size)
+        """Start afresh: the segments on disk are read when first needed (``_read``)."""
+        self._opened: list[EntryFile] | None = None
         self._new: dict[str, str] = {}  # key -> digest of what this build put
         self._used: set[str] = set()  # keys of the segments this build used
 
+    @property
+    def _segments(self) -> list[EntryFile]:
+        """The segments on disk: the base first, then the deltas oldest first. Read at first use, not
+        when a build saves (a million files' entries are a few hundred MB of index it would not use)."""
+        if self._opened is None:
+            self._opened = []
+            for path in [self.path, *sorted(self.path.parent.glob(_DELTAS))]:
+                found = read_entries(path, _FORMAT)
+                if found is not None:
+                    self._opened.append(found)
+        return self._opened
+
+    def _where(self, key: str) -> tuple[int, str, int] | None:
+        """The latest segment holding ``key`` (a later one replaces an entry): its number, the entry's
+        digest and size. Asked of each segment, newest first, rather than kept as a table of every
+        key: the segments' own indexes answer it."""
+        segments = self._segments
+        for number in range(len(segments) - 1, -1, -1):
+            found = segments[number].entries.get(key)
+            if found is not None:
+                return number, found[2], found[1]
+        return None
+
+    def _total(self) -> int:
+        """The bytes of every key's latest entry."""
+        segments = self._segments
+        total = 0
+        for number, segment in enumerate(segments):
+            newer = segments[number + 1 :]
+            for key, (_, size, _) in segment.entries.items():
+                if not any(key in later.entries for later in newer):
+                    total += size
+        return total
+
     def _close(self) -> None:
-        for segment in self._segments:
+        for segment in self._opened or []:
             segment.close()
+        self._opened = None
 
     def keep(self, key: str, digest: str | None = None) -> bool:
         """Keep the entry of ``key`` for the next build without reading it, when the cache holds one
@@ -175,7 +201,7 @@ class ChunkCache:
         """The sha256 of the entry of ``key`` (hex), None when the cache holds none."""
         if key in self._new:
             return self._new[key]
-        found = self._where.get(key)
+        found = self._where(key)
         return found[1] if found is not None else None
 
     def get(self, key: str) -> ChunkedFile | None:
@@ -188,8 +214,8 @@ class ChunkCache:
         return found
 
     def _load(self, key: str) -> ChunkedFile | None:
-        where = self._where.get(key)
-        if key in self._new or where is None:
+        where = self._where(key) if key not in self._new else None
+        if where is None:
             return None
         segment = self._segments[where[0]]
         damaged = segment.damaged
@@ -231,14 +257,14 @@ class ChunkCache:
                 self._writer.path.replace(self.path)
             self._writer = None
         if not first:
-            kept = sum(self._where[key][2] for key in self._used)
-            total = sum(size for _, _, size in self._where.values())
+            kept = sum(found[2] for key in self._used if (found := self._where(key)) is not None)
+            total = self._total()
             stale = total - kept
             deltas = sum(segment.path != self.path for segment in self._segments) + bool(self._new)
             if (compact and (stale or deltas)) or stale > MAX_STALE_SHARE * total or deltas > MAX_DELTAS:
                 self._compact()
         self._close()
-        self._open()
+        self._open()  # the segments read again when next needed (after a build's save: never)
 
     def _compact(self) -> None:
         """The base written anew with the entries this build used, the deltas removed after."""
@@ -254,7 +280,7 @@ class ChunkCache:
             segment.close()
             if segment.path != self.path:
                 segment.path.unlink(missing_ok=True)
-        self._segments = []
+        self._opened = []
 
     def _read_new(self) -> list[EntryFile]:
         """The deltas on disk this object has not read (the one ``save`` just wrote)."""

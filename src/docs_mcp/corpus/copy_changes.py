@@ -33,7 +33,7 @@ import numpy as np
 from docs_mcp.corpus.copies import CopyFinder, key_hash
 from docs_mcp.corpus.copy_map import CopyUnion, Grouping
 
-__all__ = ["CopyState", "file_digests", "regroup"]
+__all__ = ["CopyState", "file_digest_arrays", "file_digests", "regroup"]
 
 log = logging.getLogger(__name__)
 
@@ -185,11 +185,18 @@ def _with_kept(fresh: Grouping, previous: CopyState, was: np.ndarray, regrouped:
 def file_digests(state: CopyState) -> dict[int, str]:
     """Per file holding a copy, by its path's hash (``key_hash((path,))``), a digest of its copies'
     ``copy_of`` and ``copy_lead`` values (``indexing.rows.copy_batches``): a file whose digest changed
-    has rows to rewrite though it did not change itself."""
+    has rows to rewrite though it did not change itself. As a table: ``file_digest_arrays``."""
+    files, sums = file_digest_arrays(state)
+    return {int(file): f"{int(total):016x}" for file, total in zip(files, sums, strict=True)}
+
+
+def file_digest_arrays(state: CopyState) -> tuple[np.ndarray, np.ndarray]:
+    """``file_digests`` as two arrays, a few bytes a file: the files' path hashes, sorted and distinct
+    (int64), and their digests (uint64)."""
     grouping, hashes = state.grouping, state.hashes
     copies = np.flatnonzero(grouping.group >= 0)
     if not len(copies):
-        return {}
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint64)
     mains = np.array([key_hash((main,)) for main in grouping.mains], dtype=np.int64)
     leads = np.array([key_hash((lead,)) for led in grouping.leads for lead in led], dtype=np.int64)
     ids = hashes["ids"][copies]
@@ -202,7 +209,7 @@ def file_digests(state: CopyState) -> dict[int, str]:
     starts = np.flatnonzero(np.r_[True, files[1:] != files[:-1]])
     with np.errstate(over="ignore"):
         sums = np.add.reduceat(value, starts)
-    return {int(file): f"{int(total):016x}" for file, total in zip(files[starts], sums, strict=True)}
+    return files[starts].astype(np.int64), sums.astype(np.uint64)
 
 
 def _mix(values: np.ndarray) -> np.ndarray:

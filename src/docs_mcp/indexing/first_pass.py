@@ -107,10 +107,14 @@ def summarize(scanned: ScannedFile) -> FileSummary:
     )
 
 
-def _payload_digest(*parts: bytes) -> str:
+def _payload_digest(*parts: bytes | np.ndarray[Any, Any]) -> str:
+    """The sha256 of ``parts`` (bytes, or contiguous arrays as their bytes: not copied), each after
+    its length."""
     digest = hashlib.sha256()
     for part in parts:
-        digest.update(len(part).to_bytes(8, "big") + part)
+        view = memoryview(part.data if isinstance(part, np.ndarray) else part).cast("B")
+        digest.update(len(view).to_bytes(8, "big"))
+        digest.update(view)
     return digest.hexdigest()
 
 
@@ -171,7 +175,7 @@ class PassRecord:
                 parts = {name: np.asarray(read[name]) for name in _PARTS}
                 digest = bytes(read["digest"]).decode()
             lines = (cache_dir / LINES_FILE).open("rb")
-            if digest != _payload_digest(_file_digest(lines), *(parts[name].tobytes() for name in _PARTS)):
+            if digest != _payload_digest(_file_digest(lines), *(parts[name] for name in _PARTS)):
                 raise ValueError("does not match its digest")
             header = json.loads(parts["header"].tobytes())
             if header.get("format") != _fingerprint() or header.get("context") != context:
@@ -348,6 +352,8 @@ class RecordWriter:
         lines_temporary = lines.with_name(f".{lines.name}.{os.getpid()}.tmp")
         header = {"format": _fingerprint(), "context": self._context, "paths": self._paths}
         self._flush()
+        # Each part made once and hashed and written as it is (no copy: a million pages' parts are
+        # a hundred MB at the end of a build).
         parts: dict[str, np.ndarray[Any, Any]] = {
             "header": np.frombuffer(json.dumps(header, separators=(",", ":")).encode(), dtype=np.uint8),
             "statuses": np.frombuffer(self._statuses, dtype=np.int64),
@@ -355,6 +361,7 @@ class RecordWriter:
             "counts": np.frombuffer(self._counts, dtype=np.int64),
             "sections": np.concatenate([np.zeros(0, np.int64), *(part.reshape(-1) for part in self._parts)]),
         }
+        self._parts = []
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
             self._lines.flush()
@@ -363,7 +370,7 @@ class RecordWriter:
                 shutil.copyfileobj(self._lines, handle, 1 << 20)
             with lines_temporary.open("rb") as handle:
                 written = _file_digest(handle)
-            digest = _payload_digest(written, *(parts[name].tobytes() for name in _PARTS)).encode()
+            digest = _payload_digest(written, *(parts[name] for name in _PARTS)).encode()
             with temporary.open("wb") as handle:
                 np.savez(
                     handle,

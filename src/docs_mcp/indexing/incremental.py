@@ -6,7 +6,9 @@ row_key``: its chunk cache key and page URLs), its row count and a digest of its
 values (``copy_digests``). The next build into the same ``OUT`` compares that with the files it
 scanned (``plan``): when the record agrees with ``OUT`` and the schema is the same (facet names, URL
 column, embedding), the rows of the files whose key or copy digest changed, and of those added or
-removed, are rewritten (``indexing.in_place``) and nothing else.
+removed, are rewritten (``indexing.in_place``) and nothing else. The files are held as arrays
+(``ledger.FileLedger``) and the record is written and compared a line at a time
+(``index_state``): what a build holds of them is a few dozen bytes a file.
 
 The copy digest is what makes an edit reach other files: a page that becomes, or stops being, a copy
 or a group's main copy changes the ``copy_of`` column of rows in the other files of its group, which
@@ -23,19 +25,21 @@ one again; ``build --full`` asks for one.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import json
 import logging
 import os
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import lancedb
 
-from docs_mcp.corpus.copies import CopyFinder, key_hash
-from docs_mcp.corpus.copy_changes import CopyState, file_digests, regroup
+from docs_mcp.corpus.copies import CopyFinder
+from docs_mcp.corpus.copy_changes import CopyState, regroup
+from docs_mcp.indexing.index_state import STATE_FILE, Header, joined, read_header, write_state
+from docs_mcp.indexing.ledger import FileCopies, FileLedger, copy_digests
 from docs_mcp.indexing.row_cache import rows_fingerprint
 from docs_mcp.indexing.writer import EXACT_VECTOR_SEARCH_MAX_ROWS
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
@@ -45,6 +49,7 @@ __all__ = [
     "MAX_REWRITTEN_SHARE",
     "MAX_UPDATES",
     "STATE_FILE",
+    "FileCopies",
     "FileLedger",
     "Update",
     "changed_files",
@@ -57,40 +62,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STATE_FILE = "index-state.json"
-_FORMAT = "docs-mcp index state 2"
 # Rows rewritten (deleted plus added) since the last full build, over the table's rows, past which a
 # build is a full one: it bounds the deleted rows an index carries and the rows searched by a scan.
 # Stacked updates are capped too: each adds a fragment and keeps a replaced full-text index's files.
 MAX_REWRITTEN_SHARE = 0.10
 MAX_UPDATES = 16
-
-
-@dataclass
-class FileLedger:
-    """Per file of a build's first pass, what an update needs of it: its rows' key, its row count and
-    its number in the build's spill (``indexing.spill``). A few dozen bytes a file."""
-
-    files: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # path -> (key, rows, number)
-
-    def add(self, path: str, key: str, rows: int, number: int) -> None:
-        """Note the page at ``path`` (its rows' ``key``, its ``rows``), set aside as ``number``."""
-        self.files[path] = (key, rows, number)
-
-    @property
-    def rows(self) -> int:
-        return sum(rows for _, rows, _ in self.files.values())
-
-
-def copy_digests(state: CopyState, ledger: FileLedger) -> dict[str, str] | None:
-    """Per file holding a copy, a digest of its rows' ``copy_of`` and ``copy_lead`` values
-    (``copy_changes.file_digests``); a file without any has none. None when a copy's file is not one
-    of ``ledger``'s (a chunk whose path is not its file's: then the build is a full one)."""
-    paths = {key_hash((path,)): path for path in ledger.files}
-    digests = file_digests(state)
-    if not digests.keys() <= paths.keys():
-        return None
-    return {paths[file]: digest for file, digest in digests.items()}
 
 
 @dataclass(frozen=True)
@@ -106,26 +82,6 @@ class Update:
     updates: int  # updates since the last full build, this one included
 
 
-@dataclass(frozen=True)
-class _Record:
-    """What the last build recorded of the index it wrote (``record``)."""
-
-    fingerprint: str
-    out: str
-    schema: dict[str, Any]
-    manifest: str | None  # the manifest's sha256
-    version: int | None
-    rows: int | None
-    files: dict[str, tuple[str, int]]  # path -> (row key and copy digest, rows)
-    rewritten: int
-    updates: int
-    copy_state: str | None  # the digest of the copy groups' state the build kept (copy_changes.py)
-
-
-def _file_key(key: str, copies: str | None) -> str:
-    return f"{key}|{copies or ''}"
-
-
 def _digest(path: Path) -> str | None:
     try:
         return hashlib.sha256(path.read_bytes()).hexdigest()
@@ -133,31 +89,31 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-def _read_state(cache_dir: Path) -> _Record | None:
-    """The record in ``cache_dir``; None when there is none or it is not one (a damaged or foreign
-    file is logged: the build is a full one, never a failed one)."""
+_DAMAGED = (OSError, ValueError, KeyError, TypeError, AttributeError)  # UnicodeDecodeError is a ValueError
+
+
+@contextlib.contextmanager
+def _state(cache_dir: Path) -> Iterator[tuple[Header, TextIO] | None]:
+    """The record in ``cache_dir``: its header, and the file open at its first file's line (read by
+    ``index_state.joined``); None when there is none or it is not one (a damaged or foreign file is
+    logged: the build is a full one, never a failed one)."""
     path = cache_dir / STATE_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != _FORMAT:
-            return None
-        return _Record(
-            fingerprint=str(data["fingerprint"]),
-            out=str(data["out"]),
-            schema=dict(data["schema"]),
-            manifest=data["manifest"],
-            version=data["version"],
-            rows=data["rows"],
-            files={str(path): (str(key), int(count)) for path, key, count in data["files"]},
-            rewritten=int(data["rewritten"]),
-            updates=int(data["updates"]),
-            copy_state=data.get("copy_state"),
-        )
+        handle = path.open(encoding="utf-8")
     except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        yield None
+        return
+    except OSError as error:
         log.warning("%s is not a record of the last build (%r); building in full", path, error)
-        return None
+        yield None
+        return
+    with handle:
+        try:
+            header = read_header(handle)
+        except _DAMAGED as error:
+            log.warning("%s is not a record of the last build (%r); building in full", path, error)
+            header = None
+        yield (header, handle) if header is not None else None
 
 
 def _table_version(out: Path) -> tuple[int, int] | None:
@@ -182,19 +138,28 @@ def changed_files(cache_dir: Path, ledger: FileLedger) -> tuple[set[str], str] |
     """The paths of the files edited, added or removed since the last build into ``cache_dir`` (by
     their rows' keys), and the digest of the copy groups' state that build kept; None without a
     record of it, or of its state."""
-    state = _read_state(cache_dir)
-    if state is None or state.copy_state is None or state.fingerprint != rows_fingerprint():
-        return None
-    recorded = {path: key.partition("|")[0] for path, (key, _) in state.files.items()}
-    changed = {path for path, (key, _, _) in ledger.files.items() if recorded.get(path) != key}
-    return changed | (recorded.keys() - ledger.files.keys()), state.copy_state
+    with _state(cache_dir) as found:
+        if found is None:
+            return None
+        header, handle = found
+        if header.copy_state is None or header.fingerprint != rows_fingerprint():
+            return None
+        changed: set[str] = set()
+        try:
+            for path, at, recorded in joined(ledger, handle, header):
+                if at is None or recorded is None or recorded.key != ledger.key(at):
+                    changed.add(path)
+        except _DAMAGED as error:
+            log.warning("%s is not a record of the last build (%r)", cache_dir / STATE_FILE, error)
+            return None
+        return changed, header.copy_state
 
 
 def plan(
     out: Path,
     cache_dir: Path,
     ledger: FileLedger,
-    copies: Mapping[str, str],
+    copies: FileCopies,
     manifest: IndexManifest,
     urls: bool,
 ) -> Update | None:
@@ -203,31 +168,22 @@ def plan(
     ``out`` in ``cache_dir`` or one that disagrees with it, another schema (facet names, URL column,
     embedding: ``manifest`` is the new index's), a row count that crosses the vector index's
     threshold, or past the drift bounds."""
-    state = _read_state(cache_dir)
-    reason = _disagreement(state, out, _schema_of(manifest, urls))
-    if not reason and not all(key for key, _, _ in ledger.files.values()):
-        reason = "a file has no cache key"
-    if reason or state is None:
-        log.info("full build of %s: %s", out, reason)
-        return None
-    recorded = state.files
-    keys = {path: _file_key(key, copies.get(path)) for path, (key, _, _) in ledger.files.items()}
-    added = [
-        number
-        for path, (_, _, number) in ledger.files.items()
-        if recorded.get(path, ("", 0))[0] != keys[path]
-    ]
-    removed = sorted(path for path in recorded if keys.get(path) != recorded[path][0])
-    numbered = {number: rows for _, rows, number in ledger.files.values()}
-    total = ledger.rows
-    added_rows = sum(numbered[n] for n in added)
-    changed = sum(recorded[path][1] for path in removed) + added_rows
-    update = Update(
-        removed, sorted(added), added_rows, state.rewritten + changed, state.updates + (1 if changed else 0)
-    )
-    too_many = update.rewritten > MAX_REWRITTEN_SHARE * max(total, 1) or update.updates > MAX_UPDATES
+    with _state(cache_dir) as found:
+        header = found[0] if found is not None else None
+        reason = _disagreement(header, out, _schema_of(manifest, urls))
+        if not reason and ledger.keyless:
+            reason = "a file has no cache key"
+        if reason or found is None or header is None:
+            log.info("full build of %s: %s", out, reason)
+            return None
+        try:
+            update = _compared(ledger, copies, found[1], header)
+        except _DAMAGED as error:
+            log.info("full build of %s: the record of the last build does not read (%r)", out, error)
+            return None
+    too_many = update.rewritten > MAX_REWRITTEN_SHARE * max(ledger.rows, 1) or update.updates > MAX_UPDATES
     crosses = manifest.embedding is not None and (
-        (int(state.rows or 0) > EXACT_VECTOR_SEARCH_MAX_ROWS) != (total > EXACT_VECTOR_SEARCH_MAX_ROWS)
+        (int(header.rows or 0) > EXACT_VECTOR_SEARCH_MAX_ROWS) != (ledger.rows > EXACT_VECTOR_SEARCH_MAX_ROWS)
     )
     if too_many or crosses:
         why = "the vector index's threshold is crossed" if crosses else "past the drift bound"
@@ -242,7 +198,37 @@ def plan(
     return update
 
 
-def _disagreement(state: _Record | None, out: Path, schema: dict[str, Any]) -> str:
+def _compared(ledger: FileLedger, copies: FileCopies, handle: TextIO, header: Header) -> Update:
+    """The update from the files recorded in ``handle`` to ``ledger``'s: a file whose key or copy
+    digest differs (or that is on one side only) goes and comes."""
+    added: list[int] = []
+    removed: list[str] = []
+    added_rows = removed_rows = 0
+    for _, at, recorded in joined(ledger, handle, header):
+        same = (
+            at is not None
+            and recorded is not None
+            and (recorded.key, recorded.copies) == (ledger.key(at), copies.of(at))
+        )
+        if same:
+            continue
+        if at is not None:
+            added.append(ledger.number(at))
+            added_rows += ledger.row_count(at)
+        if recorded is not None:
+            removed.append(recorded.path)
+            removed_rows += recorded.rows
+    changed = removed_rows + added_rows
+    return Update(
+        removed,
+        sorted(added),
+        added_rows,
+        header.rewritten + changed,
+        header.updates + (1 if changed else 0),
+    )
+
+
+def _disagreement(state: Header | None, out: Path, schema: dict[str, Any]) -> str:
     """Why the record ``state`` does not describe the index at ``out`` (empty when it does)."""
     if state is None:
         return "no record of the last build in the cache"
@@ -261,41 +247,33 @@ def record(
     cache_dir: Path,
     out: Path,
     ledger: FileLedger,
-    copies: Mapping[str, str],
+    copies: FileCopies | None,
     manifest: IndexManifest,
     urls: bool,
     update: Update | None,
     copy_state: str | None = None,
 ) -> None:
     """Record in ``cache_dir`` what the index just swapped in at ``out`` holds, for the next build's
-    ``plan`` (``update``: the update that made it; None: a full build), with the digest of the copy
-    groups' state it kept (``copy_state``). Never raises: a record that cannot be written makes the
-    next build a full one (logged)."""
+    ``plan`` (``copies``: the files' copy digests, None for none; ``update``: the update that made
+    it; None: a full build), with the digest of the copy groups' state it kept (``copy_state``).
+    Never raises: a record that cannot be written makes the next build a full one (logged)."""
     found = _table_version(out)
-    state = {
-        "format": _FORMAT,
+    header = {
         "fingerprint": rows_fingerprint(),
         "out": os.path.abspath(out),
         "schema": _schema_of(manifest, urls),
         "manifest": _digest(out / MANIFEST_FILE),
         "version": found[0] if found else None,
         "rows": found[1] if found else None,
-        "files": [
-            [path, _file_key(key, copies.get(path)), rows] for path, (key, rows, _) in ledger.files.items()
-        ],
         "rewritten": update.rewritten if update else 0,
         "updates": update.updates if update else 0,
         "copy_state": copy_state,
     }
-    path = cache_dir / STATE_FILE
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
-        os.replace(temporary, path)
+        write_state(cache_dir, header, ledger, copies if copies is not None else FileCopies.none(len(ledger)))
     except OSError as error:
+        path = cache_dir / STATE_FILE
         log.warning("could not record the index in %s (%s); the next build is a full one", path, error)
-        temporary.unlink(missing_ok=True)
 
 
 # The copy groups' state a build keeps for the next one's (corpus/copy_changes.py), in the cache.

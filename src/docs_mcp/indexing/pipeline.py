@@ -197,7 +197,7 @@ def build(options: BuildOptions) -> BuildResult:
         _save_caches(chunk_cache, row_cache, compact=update is None)
         pages.save(cache_dir)
         kept = incremental.keep_copy_state(cache_dir, copy_state)
-        incremental.record(cache_dir, out, ledger, copy_digests or {}, manifest, tally.urls, update, kept)
+        incremental.record(cache_dir, out, ledger, copy_digests, manifest, tally.urls, update, kept)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
         if not _disk_full(error):
             raise

@@ -114,6 +114,7 @@ def write_batches(
         warnings.filterwarnings("ignore", message=r"optimize\(cleanup_older_than=0\)", category=UserWarning)
         for one in written:
             one.optimize(cleanup_older_than=timedelta(0), delete_unverified=True)
+    release_free_memory()  # what the index builds freed: the build's records and caches follow
 
 
 def write_fts_indexes(table: lancedb.table.Table) -> None:
