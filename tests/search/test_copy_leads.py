@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import lancedb
 import pytest
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
+from docs_mcp.search import lance, ranking
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest, Section
 from docs_mcp.store.columns import COPY_COLUMN, COPY_LEAD_COLUMN, LANCEDB_DIR, TABLE_NAME
@@ -188,3 +190,51 @@ def test_a_copy_whose_path_holds_a_query_word_ranks_its_group_as_every_copy_woul
     assert hits[0].file_path == "copy-17/guide.md"
     assert "copy-00/guide.md#guide/retries" in {v.chunk_id for v in hits[0].also_in}
     assert _shown(hits) == _shown(DocsIndex.open(without_leads(copied, tmp_path)).search(request).hits)
+
+
+@pytest.mark.parametrize(
+    "query", ["retry request backoff", "webhook", "request retried webhook", "rate", "backoff copy 17"]
+)
+def test_copies_that_lead_nothing_read_with_the_leads_give_the_pages_of_reading_them_apart(
+    copied: Path, query: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An index holding few copies that lead nothing (here 78) reads them with its leads' leg, one
+    full-text query a search (``search.leads``): the pages, scores and listed copies of reading them
+    in a query of their own, at every page."""
+    wheres: list[str | None] = []
+    text_leg = lance.text_leg
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        wheres.append(args[2])
+        return await text_leg(*args, **kwargs)
+
+    monkeypatch.setattr(lance, "text_leg", counted)
+    index = DocsIndex.open(copied)
+    requests = [
+        SearchRequest(query, limit=limit, offset=offset) for limit, offset in ((5, 0), (2, 1), (1, 3))
+    ]
+    together = [index.search(request) for request in requests]
+    assert len(wheres) == len(requests) and not any(wheres)  # one query each, no filter on the leads
+    monkeypatch.setattr(ranking, "FEW_OTHERS", -1)  # read apart, in a query of their own
+    apart = [index.search(request) for request in requests]
+    assert len(wheres) == 3 * len(requests)
+    assert [(_shown(page.hits), page.has_more) for page in together] == [
+        (_shown(page.hits), page.has_more) for page in apart
+    ]
+    assert [[hit.snippet for hit in page.hits] for page in together] == [
+        [hit.snippet for hit in page.hits] for page in apart
+    ]
+
+
+def test_a_deep_full_text_leg_leaves_the_text_to_the_page(
+    copied: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A leg deeper than ``lance.TEXTS_WITH_LEG`` reads no text: the page's hits' text is read after,
+    and their snippets are those of a leg that read it."""
+    index = DocsIndex.open(copied)
+    request = SearchRequest("request retried webhook", limit=3)
+    read = index.search(request).hits
+    monkeypatch.setattr(lance, "TEXTS_WITH_LEG", 0)
+    left = index.search(request).hits
+    assert [(hit.chunk_id, hit.snippet) for hit in left] == [(hit.chunk_id, hit.snippet) for hit in read]
+    assert all(hit.snippet for hit in left)

@@ -85,7 +85,8 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
             facets.setdefault(facet, set()).update(values)
     schema = table_schema(sorted(facets), None, urls=True)
     schema = schema.append(pa.field(COPY_COLUMN, pa.string(), nullable=True))
-    if all(_has_leads(path) for _name, path in libraries):  # else every copy is ranked, as before leads
+    tables = {name: _chunks(path) for name, path in libraries}  # each opened once, read once
+    if all(COPY_LEAD_COLUMN in table.schema.names for table in tables.values()):  # else every copy ranks
         schema = schema.append(pa.field(COPY_LEAD_COLUMN, pa.bool_(), nullable=False))
     schema = schema.append(pa.field(LIBRARY_COLUMN, pa.string(), nullable=False))
     for column in FTS_COLUMNS:  # each row's tokens: its library's scores without tokenizing again
@@ -95,7 +96,7 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     try:
         words = _word_counts(libraries)
         statistics = LibraryTerms(FTS_COLUMNS)
-        batches = _rows(libraries, schema, statistics)
+        batches = _rows(libraries, tables, schema, statistics)
         write_batches(
             building, schema, batches, sorted(facets), bitmaps=(LIBRARY_COLUMN,), impacts=False, words=words
         )
@@ -119,10 +120,9 @@ def union(libraries: Sequence[tuple[str, Path]], cache: Path) -> UnionBuilt:
     return UnionBuilt(out, read_manifest(out).chunk_count, reused=False)
 
 
-def _has_leads(path: Path) -> bool:
-    """Whether the library's rows say which copy leads its group (built with ``copy_lead``)."""
-    table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
-    return COPY_LEAD_COLUMN in table.schema.names
+def _chunks(path: Path) -> lancedb.table.Table:
+    """The library's ``chunks`` table, opened."""
+    return lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
 
 
 def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:
@@ -139,14 +139,17 @@ def _word_counts(libraries: Sequence[tuple[str, Path]]) -> WordCounts | None:
 
 
 def _rows(
-    libraries: Sequence[tuple[str, Path]], schema: pa.Schema, statistics: LibraryTerms
+    libraries: Sequence[tuple[str, Path]],
+    tables: dict[str, lancedb.table.Table],
+    schema: pa.Schema,
+    statistics: LibraryTerms,
 ) -> Iterator[pa.RecordBatch]:
     """Every library's rows in ``schema``, one library read at a time, in batches; each library's
     term statistics counted into ``statistics``."""
     tokens = {tokens_column(column): column for column in FTS_COLUMNS}
     wanted = [f.name for f in schema if f.name != LIBRARY_COLUMN and f.name not in tokens]
     for name, path in libraries:
-        table = lancedb.connect(str(path / LANCEDB_DIR)).open_table(TABLE_NAME)
+        table = tables[name]
         present = set(table.schema.names)
         for needed in (POSITION_COLUMN, FILE_CHUNKS_COLUMN):
             if needed not in present:

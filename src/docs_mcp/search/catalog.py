@@ -29,6 +29,7 @@ from docs_mcp.store.columns import (
     COPY_LEAD_COLUMN,
     FILE_CHUNKS_COLUMN,
     POSITION_COLUMN,
+    TEXT_COLUMN,
     URL_COLUMN,
     facet_column,
 )
@@ -328,6 +329,22 @@ class RowCatalog:
         if not self.has_copies:
             return {}
         return {cid: row.copy_of for cid, row in self._rows_of(ids).items() if row.copy_of is not None}
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """The ``text`` of each of ``ids`` (a page's hits whose leg did not read it, ``lance.text_leg``):
+        one read by row id of the rows a search remembered, else one query on the btree-indexed id."""
+        rows = self._rows_of(ids)
+        row_ids = [row.row_id for cid in ids if (row := rows.get(cid)) is not None and row.row_id is not None]
+        if len(row_ids) == len(ids):
+            read = self._table.take_row_ids(row_ids).select(["id", TEXT_COLUMN]).to_arrow()
+        else:
+            read = self._query(f"id IN ({', '.join(map(sql_literal, ids))})", ["id", TEXT_COLUMN])
+        return dict(zip(read["id"].to_pylist(), read[TEXT_COLUMN].to_pylist(), strict=True))
+
+    def others(self) -> int:
+        """How many rows lead no group of copies (``COPY_LEAD_COLUMN``; an index that has it): one
+        count on its bitmap index."""
+        return int(self._table.count_rows(f"NOT {COPY_LEAD_COLUMN}"))
 
     def copies_of(self, groups: Sequence[str], where: str | None) -> list[tuple[str, str]]:
         """The members of ``groups`` (main copies' ids) under the filter ``where``, as (main copy,

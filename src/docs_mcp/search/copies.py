@@ -39,9 +39,13 @@ class CopyFolder:
     index's rows say which copies lead their group: searches rank those only and list a page's
     copies with ``members``."""
 
-    def __init__(self, main_copies: MainCopies | None = None, members: Members | None = None) -> None:
+    def __init__(
+        self, main_copies: MainCopies | None = None, members: Members | None = None, others: int | None = None
+    ) -> None:
+        """``others``: how many rows lead no group, in an index that ranks leads (None: not counted)."""
         self._main_copies = main_copies
         self._members = members if main_copies is not None else None
+        self.other_count = others if self._members is not None else None
 
     @classmethod
     def of_groups(cls, groups: Sequence[Sequence[str]]) -> CopyFolder:

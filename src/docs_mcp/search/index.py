@@ -145,7 +145,8 @@ class DocsIndex:
         copies = CopyFolder()
         if config.fold and manifest.copy_groups and self._catalog.has_copies:
             members = self._catalog.copies_of if self._catalog.has_leads else None
-            copies = CopyFolder(self._catalog.main_copies, members)
+            others = self._catalog.others() if members is not None else None
+            copies = CopyFolder(self._catalog.main_copies, members, others)
         elif config.fold and manifest.copies:  # built before rows named their group: held whole
             copies = CopyFolder.of_groups(manifest.copies)
         self._copies = copies
@@ -273,6 +274,9 @@ class DocsIndex:
         ranking = Ranking(mode, terms, vector, preferred, where, tuple(folding), wanted, rescore, own_terms)
         hits, texts, matched = self._ranker.folded(ranking, folding, wanted)
         page = hits[request.offset : request.offset + request.limit]
+        unread = [hit.chunk_id for hit in page if hit.chunk_id not in texts]  # a deep leg's (lance)
+        if unread:
+            texts.update(self._catalog.texts(unread))
         self._copies.listed(page, where)  # a page's copies, when the ranking held their leads only
         sections = self._catalog.sections(
             [hit.chunk_id for hit in page],

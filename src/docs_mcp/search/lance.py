@@ -3,7 +3,9 @@
 Every search is one coroutine there: the query objects are built, run (both legs of a hybrid search
 concurrently) and read in a single hand-off from the calling thread. Each leg returns ``(id, score)``
 best first, ties broken by id, and puts the text of its rows into ``texts`` for the snippets: reading
-it with the leg costs less than reading the page's text afterwards (``benchmarks/test_search.py``).
+it with a leg of up to :data:`TEXTS_WITH_LEG` rows costs less than reading the page's text afterwards
+(``benchmarks/test_search.py``); a deeper full-text leg (a union's, rescored) leaves it to the page
+(``RowCatalog.texts``): the text is most of what reading its rows costs.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ _T = TypeVar("_T")
 INDEX_CACHE_BYTES = 96 * 2**20
 METADATA_CACHE_BYTES = 32 * 2**20
 _SESSION: list[Any] = []
+# A full-text leg up to this deep reads its rows' text; deeper, the page's text is read on its own
+# (one LanceDB call, about what reading the text of 100 rows with the leg costs: docs/scaling.md).
+TEXTS_WITH_LEG = 100
 
 
 def session() -> Any:
@@ -82,11 +87,13 @@ async def text_leg(
     texts: dict[str, str] | None,
     rows: Rows | None = None,
 ) -> Ranked:
-    """BM25 ranking of ``query`` under the prefilter ``where``; row texts go into ``texts`` when given,
-    the ``rows.columns`` into ``rows``."""
+    """BM25 ranking of ``query`` under the prefilter ``where``; row texts go into ``texts`` when given
+    and ``depth`` is at most :data:`TEXTS_WITH_LEG`, the ``rows.columns`` into ``rows``."""
     builder = table.query().nearest_to_text(query)
     if where:
         builder = builder.where(where)  # a prefilter: async queries filter before ranking
+    if depth > TEXTS_WITH_LEG:
+        texts = None
     columns = ["id", "_score"] if texts is None else ["id", TEXT_COLUMN, "_score"]
     if rows is not None:
         builder = builder.with_row_id()

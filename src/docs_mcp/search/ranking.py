@@ -19,10 +19,11 @@ from docs_mcp.search.folding import FoldedHit, Folder
 from docs_mcp.search.frequencies import WordFrequencies
 from docs_mcp.search.fusion import fuse
 from docs_mcp.search.kind_prior import KIND
+from docs_mcp.search.leads import FEW_OTHERS, OtherCopies
 from docs_mcp.search.query import Clause, fulltext_clauses, fulltext_query, is_long
 from docs_mcp.search.rescore import LibraryStatistics, Rescoring, library_of
 from docs_mcp.search.types import LIMIT_MAX, OFFSET_MAX, Ranked, SearchMode
-from docs_mcp.store.columns import COPY_COLUMN, facet_column
+from docs_mcp.store.columns import COPY_COLUMN, COPY_LEAD_COLUMN, facet_column
 
 __all__ = ["Ranker", "Ranking"]
 
@@ -188,20 +189,28 @@ class Ranker:
         which copy leads its group, the legs rank the leads only (``search.copies``), with the copies
         that stand out (:meth:`_standouts`)."""
         others = None
+        split = None
         if ranking.mode == "fulltext" and self._copies.ranks_leads:
-            # The copies' leg needs nothing of the leads' leg: both run at once on LanceDB's loop
-            # (a merged search's union spent a fifth of its time waiting on it, docs/scaling.md).
-            others = asyncio.ensure_future(self._other_copies(ranking, where))
+            few = self._copies.other_count
+            if few is not None and few <= FEW_OTHERS:  # read with the leads (``search.leads``)
+                split = OtherCopies(few, self._config.min_candidates)
+            else:
+                # The copies' leg needs nothing of the leads' leg: both run at once on LanceDB's loop
+                # (a merged search's union spent a fifth of its time waiting on it, docs/scaling.md).
+                others = asyncio.ensure_future(self._other_copies(ranking, where))
         try:
-            ranked, complete = await self._legs(
-                ranking, self._copies.ranked(where), depth, texts, matched, rows
-            )
+            legs_where = where if split is not None else self._copies.ranked(where)
+            ranked, complete = await self._legs(ranking, legs_where, depth, texts, matched, rows, split)
         except BaseException:
             if others is not None:
                 others.cancel()
             raise
         if others is not None:
             ranked = await self._standouts(ranked, complete, texts, rows, await others)
+        elif split is not None:
+            found = (split.found, split.groups)
+            ranked = await self._standouts(ranked, complete, texts, rows, found, with_leads=True)
+        if others is not None or split is not None:
             matched.update((cid, TEXT) for cid, _ in ranked)
         if self._prior is None:
             return ranked, complete
@@ -223,14 +232,16 @@ class Ranker:
         texts: dict[str, str],
         rows: lance.Rows,
         others: tuple[Ranked, _Groups],
+        with_leads: bool = False,
     ) -> Ranked:
         """``leads`` with the copies that are no lead but score above their group's lead, as ranking
         every copy would place them: a copy's path or title may hold a query word its lead's lacks (a
         package's README for "azure"). The best ``min_candidates`` copies are read, whatever the
         depth, and kept only above the last lead when more leads match, so the order down to that
         lead is the same at every depth and pages stay prefixes of one order. Identical copies score
-        as their lead and are read no further. Full text only: a fused score depends on the whole
-        leg it was normalised over."""
+        as their lead and are read no further (nor those read ``with_leads``, ``search.leads``: the
+        page reads their text). Full text only: a fused score depends on the whole leg it was
+        normalised over."""
         found, group_of = others
         read_groups: dict[str, str | None] = {}
         for read in rows.read:  # the leads' rows, remembered: their groups cost no query
@@ -250,7 +261,8 @@ class Ranker:
         ]
         if not kept:
             return leads
-        await lance.read_ids(self._table, [cid for cid, _ in kept], texts, rows)
+        if not with_leads:
+            await lance.read_ids(self._table, [cid for cid, _ in kept], texts, rows)
         return sorted([*leads, *kept], key=lambda hit: (-hit[1], hit[0]))
 
     def _weighed(self, ranking: Ranking, ranked: Ranked, rows: lance.Rows) -> Ranked:
@@ -281,6 +293,7 @@ class Ranker:
         depth: int,
         texts: dict[str, str],
         rows: lance.Rows,
+        others: OtherCopies | None = None,
     ) -> tuple[Ranked, bool]:
         """The full-text leg at ``depth`` and whether it holds every match. When the kind prior lowers
         some kinds and an unfetched hit of the others could still reach the first quarter of the
@@ -292,7 +305,7 @@ class Ranker:
         Nor are they ranked when no such hit could change the page (``_page_settled``): one full-text
         query less, most of what the other kinds' leg costs (LanceDB's cost per query)."""
         query = fulltext_query(ranking.query, self._config, self._frequencies.loaded)
-        found, complete = await self._text(ranking, query, where, depth, texts, rows)
+        found, complete = await self._text(ranking, query, where, depth, texts, rows, others)
         lowered = self._prior.lowered(ranking.query) if self._prior is not None else frozenset()
         if complete or not lowered or self._prior is None:
             return found, complete
@@ -303,14 +316,15 @@ class Ranker:
             return found, complete
         # The page is taken from this ranking alone only in full text, and when it is the first
         # filter's (after the preferred hits, folding into them could take more of the rest).
+        # Nor when copies that lead nothing may join it after (``_standouts``).
         first = where == (ranking.where if ranking.preferred is None else ranking.preferred)
+        first = first and not self._copies.ranks_leads
         if ranking.mode == "fulltext" and first and self._page_settled(ranking, weighed, bound):
             return found, complete
         kept = ", ".join(map(sql_literal, sorted(lowered)))
-        others = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
-        more, _ = await self._text(
-            ranking, query, f"({where}) AND {others}" if where else others, depth, texts, rows
-        )
+        others_kinds = f"({facet_column(KIND)} IS NULL OR {facet_column(KIND)} NOT IN ({kept}))"
+        kinds = f"({where}) AND {others_kinds}" if where else others_kinds
+        more, _ = await self._text(ranking, query, kinds, depth, texts, rows, others and others.leads_only())
         seen = {cid for cid, _ in found}
         merged = sorted([*found, *(hit for hit in more if hit[0] not in seen)], key=lambda h: (-h[1], h[0]))
         return merged, complete
@@ -323,13 +337,25 @@ class Ranker:
         depth: int,
         texts: dict[str, str] | None,
         rows: lance.Rows | None,
+        others: OtherCopies | None = None,
     ) -> tuple[Ranked, bool]:
         """One full-text leg (``lance.text_leg``), rescored when the ranking says so, and whether it
-        holds every match."""
+        holds every match. With ``others``, ``where`` holds the copies that lead nothing too: the
+        leg ranks the leads, and hands the others over (``search.leads``)."""
         if ranking.rescoring is not None:
-            return await ranking.rescoring.text_leg(self._table, query, where, depth, texts, rows)
-        found = await lance.text_leg(self._table, query, where, depth, texts, rows)
-        return found, len(found) < depth
+            return await ranking.rescoring.text_leg(self._table, query, where, depth, texts, rows, others)
+        if others is None:
+            found = await lance.text_leg(self._table, query, where, depth, texts, rows)
+            return found, len(found) < depth
+        read = lance.Rows([*(rows.columns if rows else []), COPY_COLUMN, COPY_LEAD_COLUMN])
+        read.columns = list(dict.fromkeys(read.columns))
+        found = others.split(
+            await lance.text_leg(self._table, query, where, depth + others.count, texts, read), read.read[0]
+        )
+        if rows is not None:
+            rows.read.extend(read.read)
+        others.found = others.found[: others.depth]
+        return found[:depth], len(found) < depth
 
     def _page_settled(self, ranking: Ranking, weighed: Ranked, bound: float) -> bool:
         """Whether the page of ``ranking`` is the same whatever hits scoring at most ``bound`` (after
@@ -356,12 +382,14 @@ class Ranker:
         texts: dict[str, str],
         matched: dict[str, str],
         rows: lance.Rows,
+        others: OtherCopies | None = None,
     ) -> tuple[Ranked, bool]:
         """The ranking (id, score) under ``where`` and whether it holds every match, read in one go
-        on the event loop; row texts go into ``texts``, how each hit matched into ``matched``."""
+        on the event loop; row texts go into ``texts``, how each hit matched into ``matched``
+        (``others``: full text only, see :meth:`_text`)."""
         mode, vector = ranking.mode, ranking.vector
         if mode == "fulltext":
-            found, complete = await self._text_leg(ranking, where, wanted, texts, rows)
+            found, complete = await self._text_leg(ranking, where, wanted, texts, rows, others)
             matched.update((cid, TEXT) for cid, _ in found)
             return found, complete
         depth = wanted if mode == "vector" else max(wanted, self._config.min_candidates)

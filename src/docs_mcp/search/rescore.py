@@ -25,9 +25,10 @@ import lancedb
 import numpy as np
 
 from docs_mcp.search import lance
+from docs_mcp.search.leads import OtherCopies
 from docs_mcp.search.query import Clause
 from docs_mcp.search.types import Ranked
-from docs_mcp.store.columns import FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN
+from docs_mcp.store.columns import COPY_COLUMN, COPY_LEAD_COLUMN, FTS_COLUMNS, LANCEDB_DIR, LIBRARY_COLUMN
 from docs_mcp.store.impact_table import HASH_COLUMN, bm25_scores, token_hash
 from docs_mcp.store.library_terms import LIBRARY_SIZES, LIBRARY_TERMS, ROWS_COLUMN, short_hash, tokens_column
 
@@ -262,17 +263,30 @@ class Rescoring:
         depth: int,
         texts: dict[str, str] | None,
         rows: lance.Rows | None,
+        others: OtherCopies | None = None,
     ) -> tuple[Ranked, bool]:
         """``lance.text_leg`` of the union read :data:`RESCORE_FACTOR` times as deep, its rows scored
-        as their libraries score them, the best ``depth`` kept; and whether it holds every match."""
+        as their libraries score them, the best ``depth`` kept; and whether it holds every match.
+        With ``others``, ``where`` holds copies that lead nothing too (``search.leads``): the leads
+        are ranked so, and the best ``others.depth`` of the others (read as deep again) go there."""
         wanted = [*(rows.columns if rows else []), LIBRARY_COLUMN, *map(tokens_column, FTS_COLUMNS)]
+        if others is not None:
+            wanted += [COPY_COLUMN, COPY_LEAD_COLUMN]
         extra = lance.Rows(list(dict.fromkeys(wanted)))
         deeper = depth * RESCORE_FACTOR
-        found = await lance.text_leg(table, query, where, deeper, texts, extra)
+        found = await lance.text_leg(
+            table, query, where, deeper + (others.count if others else 0), texts, extra
+        )
         if rows is not None:
             rows.read.extend(extra.read)
-        ranked = rescored(self.statistics, extra.read[0], self.clauses_of, self.frequencies)
+        scored = rescored(self.statistics, extra.read[0], self.clauses_of, self.frequencies)
+        if others is not None:
+            found = others.split(found, extra.read[0])[:deeper]
+            candidates = {cid for cid, _ in others.found[: others.depth * RESCORE_FACTOR]}
+            others.found = [hit for hit in scored if hit[0] in candidates and hit[1] > 0.0][: others.depth]
+            leads = {cid for cid, _ in found}
+            scored = [hit for hit in scored if hit[0] in leads]
         # A row matching none of its own library's words (only a facet value its library takes out
         # of the query) is no hit of that library's search.
-        ranked = [hit for hit in ranked if hit[1] > 0.0]
+        ranked = [hit for hit in scored if hit[1] > 0.0]
         return ranked[:depth], len(found) < deeper and len(ranked) <= depth
