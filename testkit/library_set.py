@@ -105,6 +105,18 @@ def union_set(mode: UnionMode) -> Iterator[None]:
             os.environ[UNION_ENV] = before
 
 
+def merged_figures(
+    view: HubView, sets: Sequence[LabelledSet], modes: Sequence[UnionMode]
+) -> dict[UnionMode, dict[str, tuple[float, float]]]:
+    """``figures`` of merged searches (no library) over ``sets``, the union used as each of ``modes``
+    says, asked of the same hub one mode after the other."""
+    found: dict[UnionMode, dict[str, tuple[float, float]]] = {}
+    for mode in modes:
+        with union_set(mode):
+            found[mode] = figures(HubTools(view), sets, merged=True)
+    return found
+
+
 def union_ready(hub: Hub, timeout: float = 600.0) -> HubView:
     """The hub's view once its union is made and open (raises ``TimeoutError`` after ``timeout``)."""
     assert hub.union is not None, "a hub of one library has no union"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import lancedb
 import pytest
@@ -196,19 +195,12 @@ def test_a_copy_whose_path_holds_a_query_word_ranks_its_group_as_every_copy_woul
     "query", ["retry request backoff", "webhook", "request retried webhook", "rate", "backoff copy 17"]
 )
 def test_copies_that_lead_nothing_read_with_the_leads_give_the_pages_of_reading_them_apart(
-    copied: Path, query: str, monkeypatch: pytest.MonkeyPatch
+    copied: Path, query: str, monkeypatch: pytest.MonkeyPatch, text_leg_filters: list[str | None]
 ) -> None:
     """An index holding few copies that lead nothing (here 78) reads them with its leads' leg, one
     full-text query a search (``search.leads``): the pages, scores and listed copies of reading them
     in a query of their own, at every page."""
-    wheres: list[str | None] = []
-    text_leg = lance.text_leg
-
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        wheres.append(args[2])
-        return await text_leg(*args, **kwargs)
-
-    monkeypatch.setattr(lance, "text_leg", counted)
+    wheres = text_leg_filters
     index = DocsIndex.open(copied)
     requests = [
         SearchRequest(query, limit=limit, offset=offset) for limit, offset in ((5, 0), (2, 1), (1, 3))

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
-from docs_mcp.search import lance
 from docs_mcp.search.config import SearchConfig
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.kind_prior import KindPrior, Role, action_word, asks_for_a_type, same_word
@@ -206,7 +204,7 @@ def _operation(resource: str, heading: str, words: str) -> str:
 
 
 def test_the_other_kinds_are_not_ranked_when_they_cannot_change_the_page(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, text_leg_filters: list[str | None]
 ) -> None:
     # Five operations named by the question, each in two languages (folded into one hit), score far
     # above 60 type pages; 20 other operations score below the type pages, so below the first 50
@@ -223,14 +221,7 @@ def test_the_other_kinds_are_not_ranked_when_they_cannot_change_the_page(
     }
     build(BuildOptions(docs_dir=write_docs(tmp_path / "docs", files), out=tmp_path / "out"))
     index = DocsIndex.open(tmp_path / "out")
-    wheres: list[str | None] = []
-    text_leg = lance.text_leg
-
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        wheres.append(args[2])
-        return await text_leg(*args, **kwargs)
-
-    monkeypatch.setattr(lance, "text_leg", counted)
+    wheres = text_leg_filters
     query = "stream an audio transcription"
     first = index.search(SearchRequest(query, limit=3, mode="fulltext")).hits
     assert len(wheres) == 1, "no unfetched hit can reach the first page: one full-text query"

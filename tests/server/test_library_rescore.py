@@ -20,7 +20,7 @@ from docs_mcp.server.hub.specs import parse_index_specs
 from docs_mcp.server.hub.union import UNION_ENV
 from docs_mcp.server.tools.hub_tools import HubTools
 from docs_mcp.store.cache_home import CACHE_ENV
-from testkit.library_set import figures, labelled_sets, union_ready, union_set
+from testkit.library_set import labelled_sets, merged_figures, union_ready, union_set
 
 __all__ = ["claude_index", "sdk_index"]  # fixtures used here
 
@@ -79,10 +79,8 @@ def test_rescored_recall_and_mrr_keep_asking_every_librarys(hub: ReadyHub, evald
     gains 0.01)."""
     view = hub.hub.view()
     sets = labelled_sets(evaldata_dir / "claude-docs" / "queries.jsonl", "claude-docs", "sdks")
-    with union_set("off"):
-        exact = figures(HubTools(view), sets, merged=True)
-    with union_set("rescore"):
-        rescored = figures(HubTools(view), sets, merged=True)
+    by_mode = merged_figures(view, sets, ("off", "rescore"))
+    exact, rescored = by_mode["off"], by_mode["rescore"]
     for name, (recall, mrr) in exact.items():
         assert rescored[name][0] >= recall - 0.005, (name, rescored, exact)
         assert rescored[name][1] >= mrr - 0.005, (name, rescored, exact)

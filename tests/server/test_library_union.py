@@ -29,7 +29,7 @@ from docs_mcp.server.tools.hub_union import union_for
 from docs_mcp.store.cache_home import CACHE_ENV
 from docs_mcp.store.index_manifest import read_manifest
 from testkit.index_fixtures import SDK_FILES, write_docs
-from testkit.library_set import figures, labelled_sets, union_ready, union_set
+from testkit.library_set import labelled_sets, merged_figures, union_ready, union_set
 
 __all__ = ["acme_index", "claude_index", "example_v1", "example_v2", "sdk_index"]  # fixtures used here
 
@@ -141,10 +141,8 @@ def test_routing_keeps_the_answers_of_asking_each_library(hub: ReadyHub, evaldat
     (each library's own ranking, merged); its hits carry each library's own scores."""
     view = hub.hub.view()
     sets = labelled_sets(evaldata_dir / "claude-docs" / "queries.jsonl", "claude-docs", "sdks")
-    with union_set("off"):
-        exact = figures(HubTools(view), sets, merged=True)
-    with union_set("route"):
-        routed = figures(HubTools(view), sets, merged=True)
+    by_mode = merged_figures(view, sets, ("off", "route"))
+    exact, routed = by_mode["off"], by_mode["route"]
     for name, (recall, mrr) in exact.items():
         assert routed[name][0] >= recall - 0.01 and routed[name][1] >= mrr - 0.01, (name, routed, exact)
     tools = HubTools(view)
