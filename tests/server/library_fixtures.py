@@ -6,7 +6,8 @@ Import the fixtures into a test module (``from library_fixtures import *``-style
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,8 +16,11 @@ from server_support import CURSOR_KEY
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.server.hub.opening import ReadyHub, open_hub
 from docs_mcp.server.hub.specs import parse_index_specs
+from docs_mcp.server.hub.union import UNION_ENV, UnionMode
+from docs_mcp.store.cache_home import CACHE_ENV
 from testkit.evaldata_sets import materialize_sdk_corpora, stage_claude_docs
 from testkit.index_fixtures import SDK_FILES, write_docs
+from testkit.library_set import union_ready
 
 
 @pytest.fixture(scope="session")
@@ -82,3 +86,19 @@ def five_libraries(
     ready = open_hub(parse_index_specs(specs), key=CURSOR_KEY)
     yield ready
     ready.stop()
+
+
+@contextmanager
+def union_hub(specs: Sequence[str], mode: UnionMode, cache: Path) -> Iterator[ReadyHub]:
+    """A hub of ``specs`` whose merged searches use its union as ``mode`` says (made in the cache
+    ``cache``), once the union is open; stopped, and the environment restored, after."""
+    patch = pytest.MonkeyPatch()
+    patch.setenv(UNION_ENV, mode)
+    patch.setenv(CACHE_ENV, str(cache))
+    ready = open_hub(parse_index_specs(list(specs)), key=CURSOR_KEY)
+    try:
+        union_ready(ready.hub)
+        yield ready
+    finally:
+        ready.stop()
+        patch.undo()

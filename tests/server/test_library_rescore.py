@@ -11,16 +11,12 @@ from typing import Any
 
 import pytest
 from client_support import structured
-from library_fixtures import claude_index, sdk_index
+from library_fixtures import claude_index, sdk_index, union_hub
 from mcp import Client
-from server_support import CURSOR_KEY
 
-from docs_mcp.server.hub.opening import ReadyHub, open_hub
-from docs_mcp.server.hub.specs import parse_index_specs
-from docs_mcp.server.hub.union import UNION_ENV
+from docs_mcp.server.hub.opening import ReadyHub
 from docs_mcp.server.tools.hub_tools import HubTools
-from docs_mcp.store.cache_home import CACHE_ENV
-from testkit.library_set import labelled_sets, merged_figures, union_ready, union_set
+from testkit.library_set import labelled_sets, merged_figures, union_set
 
 __all__ = ["claude_index", "sdk_index"]  # fixtures used here
 
@@ -30,16 +26,9 @@ pytestmark = pytest.mark.timeout(900)
 @pytest.fixture(scope="module")
 def hub(claude_index: Path, sdk_index: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReadyHub]:
     """claude-docs and the SDK corpora served together, rescoring through their union once it is open."""
-    patch = pytest.MonkeyPatch()
-    patch.setenv(UNION_ENV, "rescore")
-    patch.setenv(CACHE_ENV, str(tmp_path_factory.mktemp("rescore-cache")))
-    ready = open_hub(parse_index_specs([f"claude-docs={claude_index}", f"sdks={sdk_index}"]), key=CURSOR_KEY)
-    try:
-        union_ready(ready.hub)
+    specs = [f"claude-docs={claude_index}", f"sdks={sdk_index}"]
+    with union_hub(specs, "rescore", tmp_path_factory.mktemp("rescore-cache")) as ready:
         yield ready
-    finally:
-        ready.stop()
-        patch.undo()
 
 
 def _pages(hits: list[dict[str, Any]]) -> list[tuple[str, str]]:

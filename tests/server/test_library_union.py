@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index
+from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index, union_hub
 from server_support import CURSOR_KEY
 
 from docs_mcp.indexing.pipeline import BuildOptions, build
@@ -51,9 +51,6 @@ def hub(
     union_cache: Path,
 ) -> Iterator[ReadyHub]:
     """The five-library hub with the union on (its cache the module's own), once the union is open."""
-    patch = pytest.MonkeyPatch()
-    patch.setenv(UNION_ENV, "rank")
-    patch.setenv(CACHE_ENV, str(union_cache))
     specs = [
         f"claude-docs={claude_index}",
         f"sdks={sdk_index}",
@@ -61,13 +58,8 @@ def hub(
         f"example={example_v2}",
         f"acme={acme_index}",
     ]
-    ready = open_hub(parse_index_specs(specs), key=CURSOR_KEY)
-    try:
-        union_ready(ready.hub)
+    with union_hub(specs, "rank", union_cache) as ready:
         yield ready
-    finally:
-        ready.stop()
-        patch.undo()
 
 
 def _search(tools: HubTools, union: UnionMode, **arguments: Any) -> dict[str, Any]:
