@@ -100,7 +100,10 @@ def test_groups_regrouped_after_random_edits_are_those_compared_in_full(tmp_path
             if previous is not None:
                 again = CopyState(finder.hashes(), regroup(finder, previous, changed))
                 assert _groups(again.grouping, chunks) == _groups(full, chunks), changed
-                assert file_digests(again) == file_digests(state)
+                regrouped_files, regrouped_digests = file_digests(again)
+                full_files, full_digests = file_digests(state)
+                assert np.array_equal(regrouped_files, full_files)
+                assert np.array_equal(regrouped_digests, full_digests)
                 regrouped_some += bool(full.mains)
             saved = state.save(tmp_path / "copies.npz")
             loaded = CopyState.load(tmp_path / "copies.npz", saved)

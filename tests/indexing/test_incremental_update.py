@@ -19,6 +19,7 @@ from docs_mcp.corpus import known_pages as scan_module
 from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.copy_changes import CopyState
 from docs_mcp.indexing import incremental, terms
+from docs_mcp.indexing.index_state import STATE_FILE
 from docs_mcp.indexing.pipeline import BuildOptions, BuildResult, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.search.types import SearchRequest
@@ -221,7 +222,7 @@ def test_a_damaged_record_of_the_last_build_makes_a_full_build_not_a_failed_one(
     out = tmp_path / "out"
     cache = build(BuildOptions(docs_dir=docs, out=out)).cache_dir
     assert cache is not None
-    (cache / incremental.STATE_FILE).write_bytes(damage)
+    (cache / STATE_FILE).write_bytes(damage)
     _edit(docs)
     assert not build(BuildOptions(docs_dir=docs, out=out)).incremental
     _assert_same_as_a_full_build(docs, out, tmp_path)
@@ -231,7 +232,7 @@ def test_a_damaged_record_of_the_last_build_makes_a_full_build_not_a_failed_one(
 
 
 def _lines(cache: Path) -> list[str]:
-    return (cache / incremental.STATE_FILE).read_text(encoding="utf-8").splitlines(keepends=True)
+    return (cache / STATE_FILE).read_text(encoding="utf-8").splitlines(keepends=True)
 
 
 @pytest.mark.parametrize(
@@ -252,7 +253,7 @@ def test_a_record_damaged_in_its_files_makes_a_full_build(
     out = tmp_path / "out"
     cache = build(BuildOptions(docs_dir=docs, out=out)).cache_dir
     assert cache is not None
-    (cache / incremental.STATE_FILE).write_text("".join(damage(_lines(cache))), encoding="utf-8")
+    (cache / STATE_FILE).write_text("".join(damage(_lines(cache))), encoding="utf-8")
     _edit(docs)
     assert not build(BuildOptions(docs_dir=docs, out=out)).incremental
     _assert_same_as_a_full_build(docs, out, tmp_path)
@@ -275,7 +276,7 @@ def test_the_record_of_an_older_build_makes_a_full_build_then_updates_follow(tmp
         "updates": 0,
         "copy_state": header["copy_state"],
     }
-    (cache / incremental.STATE_FILE).unlink()
+    (cache / STATE_FILE).unlink()
     (cache / "index-state.json").write_text(json.dumps(old), encoding="utf-8")
     _edit(docs)
     assert not build(BuildOptions(docs_dir=docs, out=out)).incremental

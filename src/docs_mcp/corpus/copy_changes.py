@@ -33,7 +33,7 @@ import numpy as np
 from docs_mcp.corpus.copies import CopyFinder, key_hash
 from docs_mcp.corpus.copy_map import CopyUnion, Grouping
 
-__all__ = ["CopyState", "file_digest_arrays", "file_digests", "regroup"]
+__all__ = ["CopyState", "file_digests", "regroup"]
 
 log = logging.getLogger(__name__)
 
@@ -182,17 +182,11 @@ def _with_kept(fresh: Grouping, previous: CopyState, was: np.ndarray, regrouped:
     return Grouping(group, high, low, mains, leads)
 
 
-def file_digests(state: CopyState) -> dict[int, str]:
-    """Per file holding a copy, by its path's hash (``key_hash((path,))``), a digest of its copies'
-    ``copy_of`` and ``copy_lead`` values (``indexing.rows.copy_batches``): a file whose digest changed
-    has rows to rewrite though it did not change itself. As a table: ``file_digest_arrays``."""
-    files, sums = file_digest_arrays(state)
-    return {int(file): f"{int(total):016x}" for file, total in zip(files, sums, strict=True)}
-
-
-def file_digest_arrays(state: CopyState) -> tuple[np.ndarray, np.ndarray]:
-    """``file_digests`` as two arrays, a few bytes a file: the files' path hashes, sorted and distinct
-    (int64), and their digests (uint64)."""
+def file_digests(state: CopyState) -> tuple[np.ndarray, np.ndarray]:
+    """Per file holding a copy, a digest of its copies' ``copy_of`` and ``copy_lead`` values
+    (``indexing.rows.copy_batches``): a file whose digest changed has rows to rewrite though it did
+    not change itself. As two arrays, a few bytes a file: the files' path hashes
+    (``key_hash((path,))``), sorted and distinct (int64), and their digests (uint64)."""
     grouping, hashes = state.grouping, state.hashes
     copies = np.flatnonzero(grouping.group >= 0)
     if not len(copies):

@@ -1,7 +1,7 @@
 """A build's first pass at the cost of what changed: each page's share of it kept for the next build.
 
 The first pass (``pipeline._scan``) walks every page and gathers what the manifest, the copy groups
-and an update need (``tally``, ``incremental.FileLedger``). Of each page that is a function of the page
+and an update need (``tally``, ``ledger.FileLedger``). Of each page that is a function of the page
 and of what ``CorpusScan.context`` digests (code, manifests, settings): its ``FileSummary`` (chunk
 count, rows' key, facet values, the least sections ``pick_example`` reads, findings, and its
 sections' copy-block and id hashes). A build records them with each page's stat and content digest

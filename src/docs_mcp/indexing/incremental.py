@@ -3,11 +3,11 @@
 After a build, the build's cache folder records what the index at ``OUT`` holds (``record``): the
 digest of its manifest, its table version and row count, and per file its rows' key (``row_cache.
 row_key``: its chunk cache key and page URLs), its row count and a digest of its rows' ``copy_of``
-values (``copy_digests``). The next build into the same ``OUT`` compares that with the files it
-scanned (``plan``): when the record agrees with ``OUT`` and the schema is the same (facet names, URL
-column, embedding), the rows of the files whose key or copy digest changed, and of those added or
-removed, are rewritten (``indexing.in_place``) and nothing else. The files are held as arrays
-(``ledger.FileLedger``) and the record is written and compared a line at a time
+and ``copy_lead`` values (``ledger.copy_digests``). The next build into the same ``OUT`` compares
+that with the files it scanned (``plan``): when the record agrees with ``OUT`` and the schema is the
+same (facet names, URL column, embedding), the rows of the files whose key or copy digest changed,
+and of those added or removed, are rewritten (``indexing.in_place``) and nothing else. The files are
+held as arrays (``ledger.FileLedger``) and the record is written and compared a line at a time
 (``index_state``): what a build holds of them is a few dozen bytes a file.
 
 The copy digest is what makes an edit reach other files: a page that becomes, or stops being, a copy
@@ -39,7 +39,7 @@ import lancedb
 from docs_mcp.corpus.copies import CopyFinder
 from docs_mcp.corpus.copy_changes import CopyState, regroup
 from docs_mcp.indexing.index_state import STATE_FILE, Header, joined, read_header, write_state
-from docs_mcp.indexing.ledger import FileCopies, FileLedger, copy_digests
+from docs_mcp.indexing.ledger import FileCopies, FileLedger
 from docs_mcp.indexing.row_cache import rows_fingerprint
 from docs_mcp.indexing.writer import EXACT_VECTOR_SEARCH_MAX_ROWS
 from docs_mcp.store.columns import LANCEDB_DIR, TABLE_NAME
@@ -48,12 +48,8 @@ from docs_mcp.store.index_manifest import MANIFEST_FILE, IndexManifest
 __all__ = [
     "MAX_REWRITTEN_SHARE",
     "MAX_UPDATES",
-    "STATE_FILE",
-    "FileCopies",
-    "FileLedger",
     "Update",
     "changed_files",
-    "copy_digests",
     "copy_groups",
     "keep_copy_state",
     "plan",

@@ -4,7 +4,7 @@ A build holds this from its first pass to its record (``incremental.record``), t
 every row, so it is kept as arrays, not as an object per file: each file's path (the string the pass
 handed on, not a copy), a 128-bit digest of its rows' key (``row_cache.row_key``), its row count and
 its number in the build's spill (``indexing.spill``). ``FileCopies`` is the same for the digest of a
-file's copies (``copy_changes.file_digest_arrays``). The files come in path order (``corpus.scan``
+file's copies (``copy_changes.file_digests``). The files come in path order (``corpus.scan``
 walks the sorted paths), which lets an update compare them with the last build's record as two
 sorted streams (``index_state.joined``) instead of a table of either.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from docs_mcp.corpus.copies import key_hash
-from docs_mcp.corpus.copy_changes import CopyState, file_digest_arrays
+from docs_mcp.corpus.copy_changes import CopyState, file_digests
 
 __all__ = ["FileCopies", "FileLedger", "copy_digests", "key_digest"]
 
@@ -97,12 +97,12 @@ class FileCopies:
 
 def copy_digests(state: CopyState, ledger: FileLedger) -> FileCopies | None:
     """Per file of ``ledger`` holding a copy, a digest of its rows' ``copy_of`` and ``copy_lead``
-    values (``copy_changes.file_digest_arrays``). None when a copy's file is not one of ``ledger``'s
+    values (``copy_changes.file_digests``). None when a copy's file is not one of ``ledger``'s
     (a chunk whose path is not its file's: then the build is a full one)."""
-    files, sums = file_digest_arrays(state)
-    hashes = ledger.path_hashes()
+    files, sums = file_digests(state)
     if not len(files):
         return FileCopies.none(len(ledger))
+    hashes = ledger.path_hashes()
     if not np.isin(files, hashes).all():
         return None
     at = np.minimum(np.searchsorted(files, hashes), len(files) - 1)

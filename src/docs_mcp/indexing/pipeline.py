@@ -34,6 +34,7 @@ from docs_mcp.errors import ConfigError, Finding, NoSpace, ValidationFailed
 from docs_mcp.indexing import first_pass, in_place, incremental
 from docs_mcp.indexing.build_cache import LEGACY_CACHE_DIR_NAME, build_cache_dir
 from docs_mcp.indexing.embed import EmbeddingPlan, VectorStream, make_provider, resolve_settings
+from docs_mcp.indexing.ledger import FileLedger, copy_digests
 from docs_mcp.indexing.row_cache import BATCH_ROWS, RowCache
 from docs_mcp.indexing.rows import copy_batches, vector_batches
 from docs_mcp.indexing.spill import FileSpill
@@ -162,7 +163,7 @@ def build(options: BuildOptions) -> BuildResult:
     try:
         spill = FileSpill(staging / _SPILL_NAME)
         copies = CopyFinder(staging, lambda number: spill.get(number).file.chunks)
-        ledger = incremental.FileLedger()
+        ledger = FileLedger()
         tally = CorpusTally(copies, _plan(provider))
         corpus, pages = _scan(options, chunk_cache, spill, tally, ledger, report)
         # Each copy's group is written with its row (store.columns.COPY_COLUMN); the manifest counts them.
@@ -177,11 +178,11 @@ def build(options: BuildOptions) -> BuildResult:
         if provider is None:
             report(BuildProgress("writing", 0, None, str(out)))
         # An edit rewrites only the rows it changes when the index at OUT is the one the last build wrote.
-        copy_digests = incremental.copy_digests(copy_state, ledger)
+        file_copies = copy_digests(copy_state, ledger)
         update = (
             None
-            if options.full or copy_digests is None
-            else incremental.plan(out, cache_dir, ledger, copy_digests, manifest, tally.urls)
+            if options.full or file_copies is None
+            else incremental.plan(out, cache_dir, ledger, file_copies, manifest, tally.urls)
         )
         if update is None:
             batch_rows = options.batch_rows or BATCH_ROWS
@@ -197,7 +198,7 @@ def build(options: BuildOptions) -> BuildResult:
         _save_caches(chunk_cache, row_cache, compact=update is None)
         pages.save(cache_dir)
         kept = incremental.keep_copy_state(cache_dir, copy_state)
-        incremental.record(cache_dir, out, ledger, copy_digests, manifest, tally.urls, update, kept)
+        incremental.record(cache_dir, out, ledger, file_copies, manifest, tally.urls, update, kept)
     except (OSError, RuntimeError) as error:  # LanceDB reports a full disk as a RuntimeError
         if not _disk_full(error):
             raise
@@ -243,7 +244,7 @@ def _scan(
     chunk_cache: ChunkCache,
     spill: FileSpill,
     tally: CorpusTally,
-    ledger: incremental.FileLedger,
+    ledger: FileLedger,
     report: Callable[[BuildProgress], None],
 ) -> tuple[Corpus, first_pass.RecordWriter]:
     """The first pass: walk and chunk the docs into ``spill``, counting what the manifest needs
