@@ -347,8 +347,8 @@ class Ranker:
         if others is None:
             found = await lance.text_leg(self._table, query, where, depth, texts, rows)
             return found, len(found) < depth
-        read = lance.Rows([*(rows.columns if rows else []), COPY_COLUMN, COPY_LEAD_COLUMN])
-        read.columns = list(dict.fromkeys(read.columns))
+        wanted = [*(rows.columns if rows else []), COPY_COLUMN, COPY_LEAD_COLUMN]
+        read = lance.Rows(list(dict.fromkeys(wanted)))
         found = others.split(
             await lance.text_leg(self._table, query, where, depth + others.count, texts, read), read.read[0]
         )
