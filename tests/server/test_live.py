@@ -4,6 +4,7 @@ old cursors are reported stale."""
 from __future__ import annotations
 
 import shutil
+import threading
 import time
 from pathlib import Path
 
@@ -144,3 +145,30 @@ def _wait_until_serving(server: HttpServer, identity: str) -> None:
     while httpx.get(f"{server.base}/healthz").json()["index"] != identity:
         assert time.monotonic() < deadline, f"the server never reopened its folder as {identity}"
         time.sleep(0.05)  # no event to await across processes: poll the health endpoint
+
+
+def test_a_rebuild_landing_while_a_swap_is_announced_is_reopened_by_the_same_thread(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The deadlock this fixes: the request that reopened a rebuilt folder announced the swap while it
+    held the reopen lock; the announcement acquires the state again, and when the next build had
+    landed meanwhile that request waited for itself (and every request after it waited too)."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    announced: list[str] = []
+
+    def on_swap(state: DocsIndex, _path: Path) -> None:
+        announced.append(state.identity)
+        if len(announced) == 1:  # the next build lands while the first swap is announced
+            build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+        live.acquire()  # as the server's on_swap does (ServerStates.acquire)
+
+    live = LiveIndex.open(out, DocsIndex.open, watch=True, on_swap=on_swap)
+    build(BuildOptions(docs_dir=two_doc_sets[1], out=out))
+    request = threading.Thread(target=live.acquire, daemon=True)
+    request.start()
+    request.join(60)
+    assert not request.is_alive(), "the request waited for itself"
+    rebuilt = DocsIndex.open(out).identity
+    assert live.swaps == 2
+    assert announced[1] == live.current.identity == rebuilt != announced[0]

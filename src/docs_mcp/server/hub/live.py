@@ -105,18 +105,21 @@ class LiveIndex(Generic[State]):
         Never raises for a rebuilt folder that cannot be opened: that is logged, and the previous
         state is kept.
         """
-        if not self._watch or self._path is None:
+        path = self._path
+        if not self._watch or path is None:
             return self._state
-        signature = folder_signature(self._path)
+        signature = folder_signature(path)
         if signature is None or signature in (self._signature, self._refused):
             return self._state
         with self._lock:
             # Another request may have reopened it while this one waited for the lock.
-            if signature not in (self._signature, self._refused):
-                self._reopen(signature)
+            opened = self._reopen(signature) if signature not in (self._signature, self._refused) else None
+        if opened is not None:
+            self._swapped(opened, path)
         return self._state
 
-    def _reopen(self, signature: Signature) -> None:
+    def _reopen(self, signature: Signature) -> State | None:
+        """Open the rebuilt folder and install it; the state installed, or None when it was refused."""
         assert self._open is not None and self._path is not None
         try:
             state = self._open(self._path)
@@ -125,9 +128,10 @@ class LiveIndex(Generic[State]):
                 "%s was rebuilt but cannot be opened; still serving the previous index: %s", self._path, error
             )
             self._refused = signature
-            return
+            return None
         self._install(state, self._path, signature)
         logger.info("reopened %s after it was rebuilt", self._path)
+        return state
 
     def replace(self, path: Path) -> State:
         """Open the index at ``path`` and make it the current state; returns it.
@@ -139,10 +143,15 @@ class LiveIndex(Generic[State]):
         state = self._open(Path(path))
         with self._lock:
             self._install(state, Path(path), folder_signature(Path(path)))
+        self._swapped(state, Path(path))
         return state
 
     def _install(self, state: State, path: Path, signature: Signature | None) -> None:
         self._state, self._path, self._signature, self._refused = state, path, signature, None
         self.swaps += 1
+
+    def _swapped(self, state: State, path: Path) -> None:
+        """Run ``on_swap`` once the lock is released: it acquires the state again, and a rebuild that
+        landed meanwhile is then reopened by this thread, which would otherwise wait for itself."""
         if self._on_swap is not None:
             self._on_swap(state, path)
