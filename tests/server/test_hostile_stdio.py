@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rpc_support import LineClient, rss_mib, search_call
 
-from docs_mcp.limits import MAX_MESSAGE_BYTES
+from docs_mcp.limits import MAX_MESSAGE_BYTES, loads_json
 from docs_mcp.server.tools.budget import MAX_TOKENS_MAX, budget_bytes
 
 pytestmark = pytest.mark.timeout(180)
@@ -90,9 +90,11 @@ def test_blank_lines_are_skipped_without_an_answer(stdio: LineClient) -> None:
 def _expects_answer(line: str) -> object:
     """The id a line's answer must carry: a request with a string or integer id does get one
     (a result or an error); other lines may get an answer with a null id, or none. A string id with a
-    lone surrogate is no text, so it cannot be echoed: its error has a null id."""
+    lone surrogate is no text, so it cannot be echoed: its error has a null id. Read as the server
+    reads it (``loads_json``): a line past its limits (an integer longer than
+    ``MAX_JSON_NUMBER_DIGITS``) is not read; its error has a null id too."""
     try:
-        message = json.loads(line)
+        message = loads_json(line)
     except (ValueError, RecursionError):
         return None
     if isinstance(message, dict) and "method" in message:
