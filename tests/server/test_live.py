@@ -7,6 +7,7 @@ import shutil
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -18,6 +19,7 @@ from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.hub.live import LiveIndex, folder_signature
 from docs_mcp.server.hub.opening import open_server
+from docs_mcp.store.cache_home import CACHE_ENV
 
 pytestmark = pytest.mark.timeout(180)
 EXTRA_PAGE = "# Zebra crossings\n\nThe quokka endpoint reports zebra crossings for a city.\n"
@@ -139,10 +141,39 @@ def test_a_served_folder_updated_in_place_under_load_fails_no_request(
     }
 
 
-def _wait_until_serving(server: HttpServer, identity: str) -> None:
-    """Until ``server``'s health endpoint names the index ``identity`` (at most 30 s)."""
+def test_a_library_rebuilt_under_merged_searches_fails_no_request(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A hub of two libraries answering searches without ``library`` (through their union, made again
+    after each swap) while one library's folder is rebuilt three times: no call fails, and the
+    rebuilt library is served with its new rows."""
+    served, other = tmp_path / "served", tmp_path / "other"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=served))
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=other))
+    env = {CACHE_ENV: str(tmp_path / "cache")}
+    server = start_http_server(f"served={served}", "--index", f"other={other}", env=env)
+    load = Load(server.url, workers=4, get_chunk_id=None).start()
+    try:
+        for docs in (two_doc_sets[1], two_doc_sets[0], two_doc_sets[1]):
+            build(BuildOptions(docs_dir=docs, out=served))
+            _wait_until_serving(server, DocsIndex.open(served).identity, library="served")
+        found = call(server.url, "search_docs", {"query": "quokka zebra"})
+        calls_before_stop = load.calls
+    finally:
+        load.stop()
+        stop(server)
+    assert load.failures == []
+    assert calls_before_stop > 20
+    assert [(hit["library"], hit["file"]) for hit in found["structuredContent"]["hits"][:1]] == [
+        ("served", "guides/zebra.md")
+    ]
+
+
+def _wait_until_serving(server: HttpServer, identity: str, library: str | None = None) -> None:
+    """Until ``server``'s health endpoint names the index ``identity`` (of ``library``, in a hub; at
+    most 30 s)."""
     deadline = time.monotonic() + 30
-    while httpx.get(f"{server.base}/healthz").json()["index"] != identity:
+    while _served_identity(httpx.get(f"{server.base}/healthz").json(), library) != identity:
         assert time.monotonic() < deadline, f"the server never reopened its folder as {identity}"
         time.sleep(0.05)  # no event to await across processes: poll the health endpoint
 
@@ -172,3 +203,9 @@ def test_a_rebuild_landing_while_a_swap_is_announced_is_reopened_by_the_same_thr
     rebuilt = DocsIndex.open(out).identity
     assert live.swaps == 2
     assert announced[1] == live.current.identity == rebuilt != announced[0]
+
+
+def _served_identity(health: dict[str, Any], library: str | None) -> str:
+    if library is None:
+        return str(health["index"])
+    return next(str(one["index"]) for one in health["indexes"] if one["library"] == library)
