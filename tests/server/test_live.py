@@ -6,6 +6,8 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -78,19 +80,10 @@ def test_rebuilding_the_served_folder_under_load_fails_no_request(
     out = tmp_path / "out"
     build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
     server = start_http_server(out)
-    load = Load(server.url, workers=4).start()
-    try:
-        identities = []
+    with _under_load(server):
         for docs in (two_doc_sets[1], two_doc_sets[0], two_doc_sets[1]):
             build(BuildOptions(docs_dir=docs, out=out))
-            identities.append(DocsIndex.open(out).identity)
-            _wait_until_serving(server, identities[-1])
-        calls_before_stop = load.calls
-    finally:
-        load.stop()
-        stop(server)
-    assert load.failures == []
-    assert calls_before_stop > 20
+            _wait_until_serving(server, DocsIndex.open(out).identity)
     assert "was rebuilt: now serving" in "".join(server.stderr_lines)
 
 
@@ -120,20 +113,13 @@ def test_a_served_folder_updated_in_place_under_load_fails_no_request(
     out = tmp_path / "out"
     build(BuildOptions(docs_dir=docs, out=out))
     server = start_http_server(out)
-    load = Load(server.url, workers=4).start()
-    try:
+    with _under_load(server):
         for n in range(3):
             page = docs / "topics" / f"t{n:02d}.md"
             page.write_text(page.read_text() + f"\n## Quokka {n}\n\nThe quokka counted {n} zebras.\n")
             assert build(BuildOptions(docs_dir=docs, out=out)).incremental
             _wait_until_serving(server, DocsIndex.open(out).identity)
         found = call(server.url, "search_docs", {"query": "quokka counted zebras"})
-        calls_before_stop = load.calls
-    finally:
-        load.stop()
-        stop(server)
-    assert load.failures == []
-    assert calls_before_stop > 20
     assert {hit["file"] for hit in found["structuredContent"]["hits"]} == {
         "topics/t00.md",
         "topics/t01.md",
@@ -152,21 +138,29 @@ def test_a_library_rebuilt_under_merged_searches_fails_no_request(
     build(BuildOptions(docs_dir=two_doc_sets[0], out=other))
     env = {CACHE_ENV: str(tmp_path / "cache")}
     server = start_http_server(f"served={served}", "--index", f"other={other}", env=env)
-    load = Load(server.url, workers=4, get_chunk_id=None).start()
-    try:
+    with _under_load(server, get_chunk_id=None):  # searches only: a chunk id would name no library
         for docs in (two_doc_sets[1], two_doc_sets[0], two_doc_sets[1]):
             build(BuildOptions(docs_dir=docs, out=served))
             _wait_until_serving(server, DocsIndex.open(served).identity, library="served")
         found = call(server.url, "search_docs", {"query": "quokka zebra"})
-        calls_before_stop = load.calls
+    assert [(hit["library"], hit["file"]) for hit in found["structuredContent"]["hits"][:1]] == [
+        ("served", "guides/zebra.md")
+    ]
+
+
+@contextmanager
+def _under_load(server: HttpServer, get_chunk_id: str | None = Load.get_chunk_id) -> Iterator[Load]:
+    """``server`` under a load of four workers for the block; then the load and the server stop, and
+    no call may have failed (more than 20 answered)."""
+    load = Load(server.url, workers=4, get_chunk_id=get_chunk_id).start()
+    try:
+        yield load
+        answered = load.calls
     finally:
         load.stop()
         stop(server)
     assert load.failures == []
-    assert calls_before_stop > 20
-    assert [(hit["library"], hit["file"]) for hit in found["structuredContent"]["hits"][:1]] == [
-        ("served", "guides/zebra.md")
-    ]
+    assert answered > 20
 
 
 def _wait_until_serving(server: HttpServer, identity: str, library: str | None = None) -> None:
