@@ -17,10 +17,13 @@ from load_support import Load, call
 from mcp import Client
 from server_support import HttpServer, start_http_server, stop
 
+from docs_mcp.errors import IndexUnavailable
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
 from docs_mcp.server.hub.live import LiveIndex, folder_signature
-from docs_mcp.server.hub.opening import open_server
+from docs_mcp.server.hub.opening import open_hub, open_server
+from docs_mcp.server.hub.specs import parse_index_specs
+from docs_mcp.server.tools.app import REPLACED_RUNS, ServerState, on_state
 from docs_mcp.store.cache_home import CACHE_ENV
 
 pytestmark = pytest.mark.timeout(180)
@@ -146,6 +149,41 @@ def test_a_library_rebuilt_under_merged_searches_fails_no_request(
     assert [(hit["library"], hit["file"]) for hit in found["structuredContent"]["hits"][:1]] == [
         ("served", "guides/zebra.md")
     ]
+
+
+def test_a_request_whose_index_is_replaced_twice_under_it_runs_on_the_newest(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Builds landing one after the other can delete the files of the index a failed request was
+    run again on: it runs once more while the state keeps changing (at most ``REPLACED_RUNS`` times in
+    all); a failure on a state that did not change is the request's error at once."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    ready = open_hub(parse_index_specs([str(out)]))
+    runs: list[ServerState] = []
+
+    def replaced_under_it(state: ServerState) -> ServerState:
+        runs.append(state)
+        if len(runs) < REPLACED_RUNS:
+            build(BuildOptions(docs_dir=two_doc_sets[len(runs) % 2], out=out))  # the next build lands
+            raise IndexUnavailable("a data file was deleted under this read")
+        return state
+
+    def failing(state: ServerState) -> ServerState:
+        runs.append(state)
+        raise IndexUnavailable("a data file is damaged")
+
+    try:
+        answered = on_state(ready.states, replaced_under_it)
+        assert len({id(state) for state in runs}) == len(runs) == REPLACED_RUNS
+        served = next(iter(answered.view.served.values()))
+        assert served.identity == DocsIndex.open(out).identity
+        runs.clear()
+        with pytest.raises(IndexUnavailable, match="damaged"):
+            on_state(ready.states, failing)
+        assert runs == [answered]
+    finally:
+        ready.stop()
 
 
 @contextmanager

@@ -161,22 +161,29 @@ class ServerStates:
             return self._state
 
 
+# How many times a request runs at most while the index it reads keeps being replaced (on_state).
+REPLACED_RUNS = 3
+
+
 def on_state(states: ServerStates, run: Callable[[ServerState], Result]) -> Result:
     """``run(state)`` on the state this request acquires. When it fails with a LanceDB read error
     (``IndexUnavailable``, or anything but another ``DocsMcpError``) and a watched folder has been
-    rebuilt since, it runs once more on the reopened index: its files were deleted under it
-    mid-request (:mod:`docs_mcp.server.hub.live`)."""
+    rebuilt since, it runs again on the reopened index: its files were deleted under it mid-request
+    (:mod:`docs_mcp.server.hub.live`). Again up to :data:`REPLACED_RUNS` times in all, while the
+    state keeps changing: builds landing one after the other can delete the reopened files too."""
     state = states.acquire()
-    try:
-        return run(state)
-    except Exception as error:
-        if isinstance(error, DocsMcpError) and not isinstance(error, IndexUnavailable):
-            raise
-        retried = states.acquire()
-        if retried is state:
-            raise
-        logger.info("a request failed while an index was being replaced; answered from the new index")
-        return run(retried)
+    for _run in range(REPLACED_RUNS - 1):
+        try:
+            return run(state)
+        except Exception as error:
+            if isinstance(error, DocsMcpError) and not isinstance(error, IndexUnavailable):
+                raise
+            retried = states.acquire()
+            if retried is state:
+                raise
+            logger.info("a request failed while an index was being replaced; running it on the new index")
+            state = retried
+    return run(state)
 
 
 def error_result(message: str) -> types.CallToolResult:
