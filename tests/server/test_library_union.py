@@ -17,12 +17,13 @@ import pytest
 from library_fixtures import acme_index, claude_index, example_v1, example_v2, sdk_index, union_hub
 from server_support import CURSOR_KEY
 
+from docs_mcp.errors import DocsMcpError
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.indexing.union import union, union_key
 from docs_mcp.search.types import SearchRequest
 from docs_mcp.server.hub.opening import ReadyHub, open_hub
 from docs_mcp.server.hub.specs import parse_index_specs
-from docs_mcp.server.hub.union import UNION_ENV, UNIONS_DIR, UnionMode
+from docs_mcp.server.hub.union import UNION_ENV, UNIONS_DIR, UnionIndex, UnionMode
 from docs_mcp.server.hub.union import union_key as server_union_key
 from docs_mcp.server.tools.hub_tools import HubTools
 from docs_mcp.server.tools.hub_union import union_for
@@ -182,6 +183,41 @@ def test_a_swapped_library_falls_back_until_its_union_is_made_again(
         assert after == before
     finally:
         restarted.stop()
+
+
+def test_a_library_rebuilt_unchanged_while_its_union_is_made_gets_its_union(
+    acme_index: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rebuild of unchanged docs keeps the library's identity, so the union's key. One landing
+    while that union is made fails the making (it reads files the rebuild deleted); the key is then
+    not marked failed, and the union is made when next asked, not never. The failure is raised at
+    that moment (a real rebuild, then the error LanceDB gives): the race it stands for is not
+    reproducible on demand."""
+    monkeypatch.setenv(UNION_ENV, "rank")
+    folder = tmp_path / "acme"
+    shutil.copytree(acme_index, folder)
+    docs = write_docs(tmp_path / "docs", SDK_FILES)
+    other = tmp_path / "other"
+    build(BuildOptions(docs_dir=docs, out=other))
+    identity = read_manifest(other).identity
+    make = UnionIndex._made
+    keys: list[str] = []
+
+    def rebuilt_while_made(self: UnionIndex, key: str, libraries: list[tuple[str, Path]]) -> Any:
+        keys.append(key)
+        if len(keys) == 1:
+            build(BuildOptions(docs_dir=docs, out=other))  # swapped in, its old files deleted
+            raise DocsMcpError("lance error: Not found: a data file of the index read")
+        return make(self, key, libraries)
+
+    monkeypatch.setattr(UnionIndex, "_made", rebuilt_while_made)
+    ready = open_hub(parse_index_specs([f"acme={folder}", f"other={other}"]), key=CURSOR_KEY)
+    try:
+        union_ready(ready.hub, timeout=60)
+    finally:
+        ready.stop()
+    assert read_manifest(other).identity == identity
+    assert keys == [keys[0], keys[0]]
 
 
 def test_the_union_command(example_v1: Path, acme_index: Path, tmp_path: Path) -> None:

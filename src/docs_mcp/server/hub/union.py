@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from docs_mcp.errors import DocsMcpError
+from docs_mcp.server.hub.live import folder_signature
 from docs_mcp.store.library_terms import UNION_FORMAT
 
 if TYPE_CHECKING:
@@ -135,9 +136,17 @@ class UnionIndex:
                     self._worker = None
                     return
             key, libraries = wanted
+            folders = [folder_signature(path) for _name, path in libraries]
             try:
                 index = self._made(key, libraries)
             except (DocsMcpError, OSError, subprocess.SubprocessError) as error:
+                # A library rebuilt since the key was taken (the union landed at another key) or
+                # while it was read (its old files deleted) is no failure of the key: a rebuild of
+                # unchanged docs keeps the identities, so the key, and marking it failed would leave
+                # merged searches without a union for the server's life.
+                if isinstance(error, _Moved) or folders != [folder_signature(p) for _n, p in libraries]:
+                    logger.info("a library was rebuilt while the union was made; made again when asked")
+                    continue
                 logger.warning(
                     "the union of %d libraries failed; merged searches ask each: %s", len(libraries), error
                 )
@@ -163,6 +172,10 @@ class UnionIndex:
             done = subprocess.run(command, capture_output=True, text=True, env=os.environ.copy(), check=False)
             if done.returncode != 0:
                 raise DocsMcpError((done.stderr.strip().splitlines() or ["no output"])[-1])
-        if not folder.is_dir():  # a library swapped while it was made: made again for the new key
-            raise DocsMcpError(f"the union did not land at {folder}")
+        if not folder.is_dir():  # a library swapped since the key was taken: made for the new key
+            raise _Moved(f"the union did not land at {folder}")
         return self._open(folder)
+
+
+class _Moved(DocsMcpError):
+    """The union made is another key's: a library was rebuilt since its key was taken."""
