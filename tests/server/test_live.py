@@ -20,10 +20,10 @@ from server_support import HttpServer, start_http_server, stop
 from docs_mcp.errors import IndexUnavailable
 from docs_mcp.indexing.pipeline import BuildOptions, build
 from docs_mcp.search.index import DocsIndex
-from docs_mcp.server.hub.live import LiveIndex, folder_signature
+from docs_mcp.server.hub.live import REPLACED_RUNS, LiveIndex, Signature, folder_signature
 from docs_mcp.server.hub.opening import open_hub, open_server
 from docs_mcp.server.hub.specs import parse_index_specs
-from docs_mcp.server.tools.app import REPLACED_RUNS, ServerState, on_state
+from docs_mcp.server.tools.app import ServerState, on_state
 from docs_mcp.store.cache_home import CACHE_ENV
 
 pytestmark = pytest.mark.timeout(180)
@@ -184,6 +184,39 @@ def test_a_request_whose_index_is_replaced_twice_under_it_runs_on_the_newest(
         assert runs == [answered]
     finally:
         ready.stop()
+
+
+def test_a_folder_rebuilt_while_it_is_opened_is_opened_again_and_the_start_does_not_fail(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The bug this fixes: a build landing while ``serve`` opened the folder (its files deleted under
+    the open) stopped the server with "the index is damaged; rebuild it" (measured: 1 start in 12
+    under back-to-back builds). The open runs again while the folder keeps changing; a failure on a
+    folder that did not change is raised at once."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    opens: list[Signature | None] = []
+
+    def rebuilt_under_the_open(path: Path) -> DocsIndex:
+        opens.append(folder_signature(path))
+        if len(opens) < REPLACED_RUNS:
+            build(BuildOptions(docs_dir=two_doc_sets[len(opens) % 2], out=path))  # swapped in, deleted
+            raise IndexUnavailable("a data file was deleted under the open")
+        return DocsIndex.open(path)
+
+    live = LiveIndex.open(out, rebuilt_under_the_open, watch=True)
+    assert len(set(opens)) == len(opens) == REPLACED_RUNS
+    assert live.current.identity == DocsIndex.open(out).identity
+    assert live.acquire() is live.current  # the signature kept is the opened folder's: no reopen
+
+    def damaged(path: Path) -> DocsIndex:
+        opens.append(folder_signature(path))
+        raise IndexUnavailable("a data file is damaged")
+
+    opens.clear()
+    with pytest.raises(IndexUnavailable, match="damaged"):
+        LiveIndex.open(out, damaged)
+    assert len(opens) == 1
 
 
 @contextmanager

@@ -32,6 +32,9 @@ from docs_mcp.store.index_manifest import MANIFEST_FILE
 logger = logging.getLogger(__name__)
 
 State = TypeVar("State")
+# How many times an open or a request runs at most while the folder it reads keeps being rebuilt (a
+# build swaps the new folder in, then deletes the files the run was reading).
+REPLACED_RUNS = 3
 Signature = tuple[int, int, int, int, int]
 
 
@@ -85,9 +88,10 @@ class LiveIndex(Generic[State]):
         on_swap: Callable[[State, Path], None] | None = None,
     ) -> LiveIndex[State]:
         """Open the index at ``path``. The folder's identity is taken first, so a rebuild that lands
-        while it opens is noticed by the next request. Raises whatever ``open_state`` raises."""
-        signature = folder_signature(path)
-        state = open_state(path)
+        while it opens is noticed by the next request; one that deletes the files being read makes it
+        open again (up to ``REPLACED_RUNS`` times in all), rather than fail the server's start. Raises
+        whatever ``open_state`` raises when the folder did not change under it."""
+        state, signature = _opened(path, open_state)
         return cls(state, path=path, open_state=open_state, watch=watch, on_swap=on_swap, signature=signature)
 
     @property
@@ -122,14 +126,14 @@ class LiveIndex(Generic[State]):
         """Open the rebuilt folder and install it; the state installed, or None when it was refused."""
         assert self._open is not None and self._path is not None
         try:
-            state = self._open(self._path)
+            state, opened = _opened(self._path, self._open)  # the signature of what was opened
         except DocsMcpError as error:
             logger.warning(
                 "%s was rebuilt but cannot be opened; still serving the previous index: %s", self._path, error
             )
             self._refused = signature
             return None
-        self._install(state, self._path, signature)
+        self._install(state, self._path, opened)
         logger.info("reopened %s after it was rebuilt", self._path)
         return state
 
@@ -155,3 +159,20 @@ class LiveIndex(Generic[State]):
         landed meanwhile is then reopened by this thread, which would otherwise wait for itself."""
         if self._on_swap is not None:
             self._on_swap(state, path)
+
+
+def _opened(path: Path, open_state: Callable[[Path], State]) -> tuple[State, Signature | None]:
+    """``open_state(path)``, and the folder's signature taken before it; opened again when it failed
+    and the folder was rebuilt meanwhile (its files deleted under the open), up to ``REPLACED_RUNS``
+    times in all."""
+    signature = folder_signature(path)
+    runs = 1
+    while True:
+        try:
+            return open_state(path), signature
+        except Exception:
+            rebuilt = folder_signature(path)
+            if runs == REPLACED_RUNS or rebuilt == signature:
+                raise
+            logger.info("%s was rebuilt while it was opened; opening it again", path)
+            signature, runs = rebuilt, runs + 1

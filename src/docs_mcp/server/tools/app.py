@@ -31,7 +31,7 @@ from docs_mcp.errors import DocsMcpError, IndexUnavailable
 from docs_mcp.limits import MAX_CONCURRENT_INDEX_CALLS
 from docs_mcp.server.hub.deferred import DeferredIndex
 from docs_mcp.server.hub.libraries import UNNAMED, Hub, HubView, Library, ServedIndex, served_index
-from docs_mcp.server.hub.live import LiveIndex
+from docs_mcp.server.hub.live import REPLACED_RUNS, LiveIndex
 from docs_mcp.server.tools.budget import MAX_TOKENS_DEFAULT
 from docs_mcp.server.tools.cursor import cursor_key
 from docs_mcp.server.tools.feedback import FEEDBACK_TOOL, FeedbackLog
@@ -161,15 +161,11 @@ class ServerStates:
             return self._state
 
 
-# How many times a request runs at most while the index it reads keeps being replaced (on_state).
-REPLACED_RUNS = 3
-
-
 def on_state(states: ServerStates, run: Callable[[ServerState], Result]) -> Result:
     """``run(state)`` on the state this request acquires. When it fails with a LanceDB read error
     (``IndexUnavailable``, or anything but another ``DocsMcpError``) and a watched folder has been
     rebuilt since, it runs again on the reopened index: its files were deleted under it mid-request
-    (:mod:`docs_mcp.server.hub.live`). Again up to :data:`REPLACED_RUNS` times in all, while the
+    (:mod:`docs_mcp.server.hub.live`). Again up to ``REPLACED_RUNS`` times in all, while the
     state keeps changing: builds landing one after the other can delete the reopened files too."""
     state = states.acquire()
     for _run in range(REPLACED_RUNS - 1):
