@@ -9,7 +9,11 @@ swap never pulls an index out from under a request in flight. Two things swap it
   deletes the old files, which the open LanceDB table still reads: without a reopen every request
   would fail until a restart. When the identity moved, the next request reopens the folder (the
   others wait for that one open rather than fail), and a request that failed because its files
-  vanished mid-way is run once more on the new index (:func:`docs_mcp.server.tools.app.on_state`).
+  vanished mid-way runs again on the new index (:func:`docs_mcp.server.tools.app.on_state`). An
+  open, at the start or after a rebuild, whose files vanished mid-way runs again too: builds landing
+  one after the other can replace the folder more than once, so both run up to ``REPLACED_RUNS``
+  times while it keeps changing. The swap is announced (``on_swap``) after the reopen's lock is
+  released: the announcement acquires the state again.
 - :meth:`LiveIndex.replace` (``serve oci://... --refresh-interval``): the new index is opened and
   warmed off the request path, then swapped in with one assignment; its old folder stays on disk.
 
