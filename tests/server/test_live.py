@@ -75,6 +75,29 @@ async def test_a_rebuilt_folder_is_served_at_the_next_request_and_old_cursors_ar
     assert ready.live.current.index.identity == DocsIndex.open(out).identity
 
 
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_a_served_folder_removed_says_so_and_is_served_again_once_built(
+    two_doc_sets: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A removed folder was reported as "cannot be read by this user (permission denied)", with a
+    chmod to run: it says the folder is gone and how to bring it back, and a build there is served."""
+    out = tmp_path / "out"
+    build(BuildOptions(docs_dir=two_doc_sets[0], out=out))
+    ready = open_server(out, watch=True)
+    async with Client(ready.server) as client:
+        shutil.rmtree(out)
+        gone = await client.call_tool("search_docs", {"query": "payment"})
+        assert gone.is_error
+        assert f"the index at '{out}' is gone" in str(gone.content[0]) and "permission" not in str(
+            gone.content[0]
+        )
+        build(BuildOptions(docs_dir=two_doc_sets[1], out=out))
+        found = await client.call_tool("search_docs", {"query": "quokka zebra"})
+        assert not found.is_error and isinstance(found.structured_content, dict)
+        assert found.structured_content["hits"][0]["file"] == "guides/zebra.md"
+
+
 def test_rebuilding_the_served_folder_under_load_fails_no_request(
     two_doc_sets: tuple[Path, Path], tmp_path: Path
 ) -> None:

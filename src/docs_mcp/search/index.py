@@ -78,6 +78,12 @@ def lance_reads(root: Path) -> Iterator[None]:
     try:
         yield
     except (OSError, RuntimeError, ValueError) as error:
+        if not (root / LANCEDB_DIR).is_dir():  # removed under a server that had it open
+            raise IndexUnavailable(
+                f"the index at {str(root)!r} is gone: its folder was removed after it was opened; "
+                "build it there again (docs-mcp build --docs-dir DOCS --out OUT; a server watching "
+                "it serves the new one at its next request)"
+            ) from error
         unreadable = _unreadable(root / LANCEDB_DIR)
         if unreadable is not None:
             raise IndexUnavailable(
