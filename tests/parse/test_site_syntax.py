@@ -89,13 +89,14 @@ def test_inline_syntax_attribute_lists_cross_references_and_macros() -> None:
 def test_nextra_custom_heading_ids_go_from_the_heading_and_name_its_anchor() -> None:
     source = (
         "# Mutation [#mutation]\n\nText.\n\n## useSWRMutation  [#use-swr-mutation]\n\nMore.\n\n"
-        "## Arrays [#]\n"
+        "## Arrays [#]\n\n## Revalidate on Mount[#revalidate-on-mount]\n"
     )
     result = normalise_site_syntax(source, Dialect("nextra", mdx=True))
     assert result.text.startswith("# Mutation\n")
     assert "## useSWRMutation\n" in result.text
     assert "## Arrays [#]" in result.text  # no id: the text stays as written
-    assert result.heading_ids == {1: "mutation", 5: "use-swr-mutation"}
+    assert "## Revalidate on Mount\n" in result.text  # Nextra takes the id with no space before it too
+    assert result.heading_ids == {1: "mutation", 5: "use-swr-mutation", 11: "revalidate-on-mount"}
 
 
 def test_docusaurus_admonitions_and_mdx() -> None:

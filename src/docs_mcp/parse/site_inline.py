@@ -31,8 +31,9 @@ _ATTRIBUTES = re.compile(
     r"\s*\{\s*(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+))(?:\s+(?:[#.][\w:.-]+|[\w-]+=(?:\"[^\"]*\"|'[^']*'|\S+)))*\s*\}\s*$"
 )
 _ANCHOR = re.compile(r"\[\]\(\)\{[^{}\n]*\}")  # mkdocs autorefs' empty anchor ``[](){#id}``
-# Nextra's custom heading id, ``## Long heading [#short-id]`` (matched from the heading's last ``[#``)
-_BRACKET_ID = re.compile(r"\s+\[#([\w:.-]+)\]\s*$")
+# Nextra's custom heading id, ``## Long heading [#short-id]``, a space before it or none, as Nextra's
+# remark plugin takes it (matched from the heading's last ``[#``)
+_BRACKET_ID = re.compile(r"\s*\[#([\w:.-]+)\]\s*$")
 _INLINE_ATTRIBUTES = re.compile(r"(?<=[\])`*_])\{\s*[.#:][^{}\n]*\}")  # ``[link](x){ .md-button }``
 # ``[text][target]`` or ``[target][]`` whose target is no link reference of the page: an autorefs link
 _CROSS_REF = re.compile(r"(?<![\]\\!])\[((?:[^\[\]\n]|\[[^\[\]\n]*\])+)\]\[([^\[\]\n]*)\]")
