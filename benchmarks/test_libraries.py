@@ -7,6 +7,12 @@ Two kinds of 100 libraries, full text:
 - distinct libraries: claude-docs and 99 slices of the SDK corpora (each SDK's files in path order,
   cut into consecutive slices that keep its ``.docs-mcp.json``), like a hub of many small SDKs.
 
+Each kind is also served as one library holding the same docs (``_same``: claude-docs and every
+slice's folder, or the 100 copies' folders, in one docs folder, built as one index): a merged search
+over the 100 libraries against a search of the same rows in one library is what the number of
+libraries costs, apart from what the rows cost (the 99 slices are 36 times claude-docs' rows, with
+the SDK corpora's facets, kinds and copies).
+
 The questions (claude-docs's, and the SDK set's for the distinct hub) are asked of one library
 (``library`` given) and of every library at once. Each merged search is asked of servers that use
 the union of the libraries (``server.hub.union``) to route, to rank by its own scores or to rank
@@ -136,9 +142,19 @@ def _distinct(claude_index: Path, corpora_docs: Path, root: Path) -> list[Path]:
     return indexes
 
 
+def _one_library(folders: dict[str, Path], root: Path) -> Path:
+    """One index of the docs ``folders`` (name -> docs folder), each copied under its name into one
+    docs folder (each keeps its own ``.docs-mcp.json``)."""
+    for name, docs in folders.items():
+        shutil.copytree(docs, root / "docs" / name)
+    build(BuildOptions(docs_dir=root / "docs", out=root / "out"))
+    return root / "out"
+
+
 def test_search_and_memory_for_1_10_and_100_libraries(
     benchmark: BenchmarkFixture,
     claude_fulltext_index: Path,
+    claude_docs: Path,
     corpora_docs: Path,
     evaldata_dir: Path,
     tmp_path: Path,
@@ -151,6 +167,13 @@ def test_search_and_memory_for_1_10_and_100_libraries(
         shutil.copytree(claude_fulltext_index, folder)
         copies.append(folder)
     distinct = _distinct(claude_fulltext_index, corpora_docs, tmp_path / "distinct")
+    slices = sorted(p for p in (tmp_path / "distinct" / "docs").iterdir())
+    same = {
+        "distinct": _one_library(
+            {"claude-docs": claude_docs} | {p.name: p for p in slices}, tmp_path / "same"
+        ),
+        "copies": _one_library({f"copy{n}": claude_docs for n in range(MANY)}, tmp_path / "same-copies"),
+    }
     claude = question_texts(claude_docs_queries(evaldata_dir))
     sdk = question_texts(SDK_QUERIES)
     # name -> (folders, ask every library, union mode): "_bound" is the exact path of before the
@@ -161,6 +184,7 @@ def test_search_and_memory_for_1_10_and_100_libraries(
     hubs |= {f"copies_{MANY}_{kind}": (copies, kind == "every", kind) for kind in kinds}
     hubs |= {"distinct_1": (distinct[:1], False, "route"), f"distinct_{MANY}": (distinct, False, "route")}
     hubs |= {f"distinct_{MANY}_{kind}": (distinct, kind == "every", kind) for kind in kinds}
+    hubs |= {f"{kind}_same": ([index], False, "route") for kind, index in same.items()}
     given: dict[str, list[float]] = {name: [] for name in hubs}
     merged: dict[str, list[float]] = {name: [] for name in hubs}
     figures: dict[str, float] = {}
@@ -223,6 +247,10 @@ def test_search_and_memory_for_1_10_and_100_libraries(
                 )
             figures[f"merged_p50_ratio_{kind}_100_{mode}_over_1"] = round(
                 figures[f"merged_p50_ms_{name}"] / figures[f"merged_p50_ms_{kind}_1"], 3
+            )
+            # What the number of libraries costs: the same rows searched as one library.
+            figures[f"merged_p50_ratio_{kind}_100_{mode}_over_same"] = round(
+                figures[f"merged_p50_ms_{name}"] / figures[f"merged_p50_ms_{kind}_same"], 3
             )
         if {"rank", "rescore"} <= set(kinds):  # what keeping each library's scores costs over rank
             rescore, rank = (figures[f"merged_p50_ms_{kind}_{MANY}_{mode}"] for mode in ("rescore", "rank"))

@@ -1,14 +1,18 @@
 """Where a merged search's time goes: per-stage timers around one library's search and the merged
 searches of a hub (``rescore`` and ``rank``), in this process.
 
-    python -m testkit.merged_stages --claude-index OUT --claude-queries QUERIES --sdk-slices DIR
+    python -m testkit.merged_stages --claude-index OUT --claude-queries QUERIES --sdk-slices DIR \
+        [--same-index OUT]
 
 The hub is claude-docs (``lib0``) and one library per index folder of ``DIR``, as
-``benchmarks/test_libraries.py`` builds the 100 distinct libraries. Each stage's function is wrapped
-with a timer (``time.perf_counter_ns``); a full-text leg is named by its filter: the leads' (main),
-the copies that lead nothing (standouts), the kinds the prior lowers left out (prior-others), the
-libraries ranked first (preferred). Printed per question: ms (mean) and calls, each kind's questions
-asked twice, the kinds' turns interleaved. Stages nest: a leg's time is within ``lance.run``.
+``benchmarks/test_libraries.py`` builds the 100 distinct libraries. ``--same-index``: one index of the
+same docs (claude-docs and every slice's folder in one docs folder), asked alone in a hub of its own:
+what the same rows cost as one library, apart from how many libraries hold them. Each stage's
+function is wrapped with a timer (``time.perf_counter_ns``); a full-text leg is named by its filter:
+the leads' (main), the copies that lead nothing (standouts), the kinds the prior lowers left out
+(prior-others), the libraries ranked first (preferred). Printed per question: ms (mean) and calls,
+each kind's questions asked twice, the kinds' turns interleaved. Stages nest: a leg's time is
+within ``lance.run``.
 """
 
 from __future__ import annotations
@@ -108,25 +112,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--claude-index", type=Path, required=True)
     parser.add_argument("--claude-queries", type=Path, required=True)
     parser.add_argument("--sdk-slices", type=Path, required=True)
+    parser.add_argument("--same-index", type=Path)
     args = parser.parse_args(argv)
     folders = [args.claude_index, *sorted(p for p in args.sdk_slices.iterdir() if p.is_dir())]
     _instrument()
     ready = open_hub(parse_index_specs([f"lib{n}={folder}" for n, folder in enumerate(folders)]))
+    same = open_hub(parse_index_specs([f"same={args.same_index}"])) if args.same_index else None
     questions = question_texts(args.claude_queries) + question_texts(SDK_QUERIES)
     kinds: list[tuple[str, UnionMode, bool]] = [
         ("one library", "rescore", False),
         ("100 rescore", "rescore", True),
         ("100 rank", "rank", True),
     ]
+    if same is not None:
+        kinds.append(("same docs, one", "rescore", False))
     rows: dict[str, dict[str, tuple[float, float]]] = {}
     try:
         tools = hub_tools.HubTools(union_ready(ready.hub))
+        same_tools = hub_tools.HubTools(same.hub.view()) if same is not None else None
         for turn in range(3):  # the first turn warms the caches: not shown
             for label, mode, merged in kinds:
                 _SPENT.clear()
                 _CALLS.clear()
                 with union_set(mode):
                     for question in questions:
+                        if label.startswith("same") and same_tools is not None:
+                            same_tools.search_docs({"query": question})
+                            continue
                         asked = {"query": question} if merged else {"query": question, "library": "lib0"}
                         tools.search_docs(asked)
                 if turn:
@@ -136,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
                     rows[f"{label} #{turn}"] = spent
     finally:
         ready.stop()
+        if same is not None:
+            same.stop()
     order = rows["100 rescore #1"]
     stages = sorted({k for row in rows.values() for k in row}, key=lambda k: -order.get(k, (0.0, 0.0))[0])
     print(f"{'ms per question (calls)':34s}" + "".join(f"{name:>18s}" for name in rows))
