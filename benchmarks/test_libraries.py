@@ -133,9 +133,10 @@ def _sdk_slices(corpora_docs: Path, root: Path, count: int) -> list[Path]:
     return folders
 
 
-def _distinct(claude_index: Path, corpora_docs: Path, root: Path) -> list[Path]:
+def _distinct(claude_index: Path, slices: list[Path], root: Path) -> list[Path]:
+    """claude-docs' index and one index of each of ``slices`` (docs folders), built under ``root``."""
     indexes = [claude_index]
-    for docs in _sdk_slices(corpora_docs, root / "docs", MANY - 1):
+    for docs in slices:
         out = root / "out" / docs.name
         build(BuildOptions(docs_dir=docs, out=out))
         indexes.append(out)
@@ -166,8 +167,8 @@ def test_search_and_memory_for_1_10_and_100_libraries(
         folder = tmp_path / "copies" / f"lib{n}"
         shutil.copytree(claude_fulltext_index, folder)
         copies.append(folder)
-    distinct = _distinct(claude_fulltext_index, corpora_docs, tmp_path / "distinct")
-    slices = sorted(p for p in (tmp_path / "distinct" / "docs").iterdir())
+    slices = _sdk_slices(corpora_docs, tmp_path / "distinct" / "docs", MANY - 1)
+    distinct = _distinct(claude_fulltext_index, slices, tmp_path / "distinct")
     same = {
         "distinct": _one_library(
             {"claude-docs": claude_docs} | {p.name: p for p in slices}, tmp_path / "same"

@@ -24,6 +24,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -116,40 +117,39 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folders = [args.claude_index, *sorted(p for p in args.sdk_slices.iterdir() if p.is_dir())]
     _instrument()
-    ready = open_hub(parse_index_specs([f"lib{n}={folder}" for n, folder in enumerate(folders)]))
-    same = open_hub(parse_index_specs([f"same={args.same_index}"])) if args.same_index else None
     questions = question_texts(args.claude_queries) + question_texts(SDK_QUERIES)
-    kinds: list[tuple[str, UnionMode, bool]] = [
-        ("one library", "rescore", False),
-        ("100 rescore", "rescore", True),
-        ("100 rank", "rank", True),
-    ]
-    if same is not None:
-        kinds.append(("same docs, one", "rescore", False))
     rows: dict[str, dict[str, tuple[float, float]]] = {}
-    try:
+    with ExitStack() as stack:
+        ready = open_hub(parse_index_specs([f"lib{n}={folder}" for n, folder in enumerate(folders)]))
+        stack.callback(ready.stop)
         tools = hub_tools.HubTools(union_ready(ready.hub))
-        same_tools = hub_tools.HubTools(same.hub.view()) if same is not None else None
+        # (label, union mode, the tools asked, the library named: None for a merged search)
+        kinds: list[tuple[str, UnionMode, hub_tools.HubTools, str | None]] = [
+            ("one library", "rescore", tools, "lib0"),
+            ("100 rescore", "rescore", tools, None),
+            ("100 rank", "rank", tools, None),
+        ]
+        if args.same_index:
+            same = open_hub(parse_index_specs([f"same={args.same_index}"]))
+            stack.callback(same.stop)
+            kinds.append(("same docs, one", "rescore", hub_tools.HubTools(same.hub.view()), None))
         for turn in range(3):  # the first turn warms the caches: not shown
-            for label, mode, merged in kinds:
+            for label, mode, asked_tools, library in kinds:
                 _SPENT.clear()
                 _CALLS.clear()
                 with union_set(mode):
                     for question in questions:
-                        if label.startswith("same") and same_tools is not None:
-                            same_tools.search_docs({"query": question})
-                            continue
-                        asked = {"query": question} if merged else {"query": question, "library": "lib0"}
-                        tools.search_docs(asked)
+                        asked = (
+                            {"query": question}
+                            if library is None
+                            else {"query": question, "library": library}
+                        )
+                        asked_tools.search_docs(asked)
                 if turn:
                     spent = {
                         k: (_SPENT[k] / len(questions) / 1e6, _CALLS[k] / len(questions)) for k in _SPENT
                     }
                     rows[f"{label} #{turn}"] = spent
-    finally:
-        ready.stop()
-        if same is not None:
-            same.stop()
     order = rows["100 rescore #1"]
     stages = sorted({k for row in rows.values() for k in row}, key=lambda k: -order.get(k, (0.0, 0.0))[0])
     print(f"{'ms per question (calls)':34s}" + "".join(f"{name:>18s}" for name in rows))
